@@ -51,16 +51,6 @@ export { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from './processing/record-store'
 export type { BlockedState, ProcessingRecordView, RecordStatus, Resolution, StepState, StepStatus } from './processing/processing-record';
 export { RECORD_STATUS, STEP_STATUS } from './contract/wire-format';
 
-// operator
-export {
-  BlockedMessages,
-  ResolveRefusedError,
-  type BlockedMessage,
-  type BlockedMessagesOptions,
-  type ListBlockedMessagesOptions,
-  type ResolveBlockedMessageInput,
-  type ResolveRefusal,
-} from './operator/blocked-messages';
 export { TransactionBuilder, MAX_STAGED_WRITES, type TransactionBuilderOptions } from './consumer/transaction-builder';
 export { createAggregateConsumer, type AggregateChange, type AggregateConsumerOptions, type AggregateHandler } from './aggregate/aggregate-consumer';
 export type { AggregateLocation } from './aggregate/aggregate-store';
@@ -112,9 +102,6 @@ export { derivedEventId, payloadFingerprint } from './fingerprint';
 export { OrderedOutbox, SequenceContentionError, DEFAULT_ORDERED_ATTEMPTS, standardEventIdOf, STANDARD_EVENT_ID_SUFFIX, type OrderedNewEvent, type OrderedEnvelope, type OrderedOutboxOptions, type OrderedOutboxEnvironmentOptions, type OrderedTransactWriteInput } from './ordered/ordered-outbox';
 export { createOrderedConsumer, type OrderedConsumerOptions } from './ordered/ordered-consumer';
 export { SequenceGapError, NotAnOrderedEventError, SequenceReusedError } from './ordered/ordered-errors';
-export { SequenceFences, type SequenceFenceState, type SequenceFencesOptions } from './ordered/sequence-fences';
-export { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan, type PlannedDeadLetter, type IFenceReader } from './ordered/redrive-plan';
-export { OrderedEventRecords, type IOrderedEventRecords, type OrderedEventRecord, type OrderedEventRecordsOptions } from './ordered/ordered-event-records';
 export { orderedPositionOf, type OrderedPosition } from './ordered/ordered-position';
 // claim-check: events of any size (docs/LARGE-EVENTS.md)
 export { loadClaimCheckConfig, type ClaimCheckConfig } from './claim-check/claim-check-config';

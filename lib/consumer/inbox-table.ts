@@ -207,7 +207,7 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
 
 /**
  * The attributes the `BlockedMessages` index projects besides the keys: what the operator's listing reads
- * (`BlockedMessages.list` in `lambda/operator/blocked-messages.ts`). `blocked show` reads the record from the table.
+ * (`BlockedMessages.list` of `@idempotent-event-flow/operator`). `blocked show` reads the record from the table.
  */
 const BLOCKED_INDEX_ATTRIBUTES = [
   PROCESSING_RECORD.STATUS_ATTRIBUTE,

@@ -200,16 +200,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'resolve-drops-kept-body',
     breaks: "finding 1: blocked resolve leaves a step to run but neither keeps the body on the record nor sends it back: the message's only copy is gone",
-    file: 'lambda/operator/blocked-messages.ts',
+    file: 'operator/blocked/blocked-messages.ts',
     find: '      ...(keepBody ? [] : [A.BLOCKED_BODY_ATTRIBUTE]),',
     replace: '      A.BLOCKED_BODY_ATTRIBUTE,',
-    also: [{ file: 'simulator/cli/blocked-command.ts', find: "  const sendsKeptBody = before?.status === 'BLOCKED'", replace: "  const sendsKeptBody = queue === 'never' && before?.status === 'BLOCKED'" }],
+    also: [{ file: 'operator/cli/blocked-command.ts', find: "  const sendsKeptBody = before?.status === 'BLOCKED'", replace: "  const sendsKeptBody = queue === 'never' && before?.status === 'BLOCKED'" }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'replay-age-from-time-alone',
     breaks: "finding 2: replay measures an event's age from the time its producer gave it (and producers date events in the future)",
-    file: 'simulator/cli/outbox-events.ts',
+    file: 'operator/cli/outbox-events.ts',
     find: '  if (!(time <= writtenAt)) return',
     replace: '  if (!Number.isFinite(time)) return',
     also: [
@@ -220,17 +220,17 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-mode-ignored',
     breaks: "finding 3: replay sends to an aggregate-mode subscriber, whose bounded id list may have moved on",
-    file: 'simulator/cli/replay-command.ts',
+    file: 'operator/cli/replay-command.ts',
     find: "    if (resolved.processingMode === 'aggregate') {",
     replace: "    if (resolved.processingMode === 'aggregate' && now < 0) {",
     // as before the fix: the operator typed the window README suggested (30d) for every subscriber
-    also: [{ file: 'simulator/cli/replay-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
+    also: [{ file: 'operator/cli/replay-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'replay-filter-policy-ignored',
     breaks: "finding 4: replay sends what the subscription's filter policy does not take",
-    file: 'simulator/cli/replay-command.ts',
+    file: 'operator/cli/replay-command.ts',
     find: '  const takes = (event: OutboxEvent): boolean => filter === undefined ||',
     replace: '  const takes = (event: OutboxEvent): boolean => filter !== null ||',
     tests: [LIFE, WHOLE_LIFE],
@@ -238,7 +238,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-moves-unchecked',
     breaks: 'finding 5: after the checked dead letters, the redrive moves what arrived since (as a message move task does), unchecked',
-    file: 'simulator/cli/dlq-command.ts',
+    file: 'operator/cli/dlq-command.ts',
     find: "      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
     replace:
       "      for (const late of await receiveMessages(client, source.url, limit)) moved.push({ messageId: await moveMessage(client, late, destination) });\n      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
@@ -247,7 +247,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-blocked-check-skipped',
     breaks: 'a redrive moves a dead letter whose record is still blocked for an operator',
-    file: 'simulator/cli/dead-letters/redrive-decision.ts',
+    file: 'operator/cli/dead-letters/redrive-decision.ts',
     find: '    if (status === RECORD_STATUS.BLOCKED) {',
     replace: '    if (status === RECORD_STATUS.BLOCKED && record.kind === "none") {',
     tests: [LIFE, DLQ],
@@ -255,16 +255,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-mode-ignored',
     breaks: 'a redrive sends dead letters to an aggregate-mode subscriber, whose bounded id list may have moved on',
-    file: 'simulator/cli/dlq-command.ts',
+    file: 'operator/cli/dlq-command.ts',
     find: "        ...(resolved.processingMode === undefined ? {} : { processingMode: resolved.processingMode }),",
     replace: "        ...(resolved.processingMode === undefined || resolved.processingMode === 'aggregate' ? {} : { processingMode: resolved.processingMode }),",
-    also: [{ file: 'simulator/cli/dlq-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
+    also: [{ file: 'operator/cli/dlq-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'redrive-window-from-typed-flag',
     breaks: 'finding 8: a redrive takes the deduplication window typed on the command line over the deployed one',
-    file: 'simulator/cli/deployed-subscriber.ts',
+    file: 'operator/cli/deployed-subscriber.ts',
     find: '      if (typed === undefined || typed === deployed) continue;',
     replace: '      if (typed === undefined || typed === deployed || option === "deduplication-window") continue;',
     tests: [WHOLE_LIFE],
@@ -272,7 +272,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-queue-unchecked',
     breaks: "finding 8: --queue is not checked against the dead-letter queue's source: a typo sends dead letters to another queue",
-    file: 'simulator/cli/deployed-subscriber.ts',
+    file: 'operator/cli/deployed-subscriber.ts',
     find: '  if (target === deadLetterArn) return {};',
     replace: '  if (target === deadLetterArn || deadLetterArn !== target) return {};',
     tests: [WHOLE_LIFE],
@@ -280,7 +280,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-window-ignored',
     breaks: "a redrive moves a dead letter whose copy could be consumed after the subscriber's deduplication window",
-    file: 'simulator/cli/dead-letters/redrive-decision.ts',
+    file: 'operator/cli/dead-letters/redrive-decision.ts',
     find: '  if (ageSeconds + retentionSeconds + rules.safetyMarginSeconds < rules.deduplicationWindowSeconds) return undefined;',
     replace: '  if (ageSeconds >= 0) return undefined;',
     tests: [LIFE, DLQ],
@@ -338,7 +338,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-plan-drops-waiting',
     breaks: "ordered path: the redrive plan counts a dead letter that waits behind a gap as applied, so it is deleted instead of redriven",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '    if (letter.sequence <= fenceAt) {',
     replace: '    if (letter.sequence <= fenceAt || (letter.sequence > fenceAt + 1 && !sameSequence && previous?.sequence !== letter.sequence - 1)) {',
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
@@ -346,7 +346,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-sends-waiting',
     breaks: "ordered path: an operator's dlq redrive or replay sends an event that waits behind a gap (it would only hold up its aggregate and come back), as if the fence admitted it",
-    file: 'simulator/cli/dead-letters/ordered-sends.ts',
+    file: 'operator/cli/dead-letters/ordered-sends.ts',
     find: "sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),",
     replace: "sequence: letter.sequence, decision: 'send', why: waitingWhy(letter, plan, wording) })),",
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
@@ -354,7 +354,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-ready-only-next',
     breaks: "ordered path: the plan's ready part is only each aggregate's next sequence, so the rest of the run after the fence is neither sent nor said to wait (left in the dead-letter queue unexplained, a replay short)",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '  const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));',
     replace: '  const ready = redrive.filter((letter) => letter.sequence === (applied.get(letter.aggregateId) ?? 0) + 1);',
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
@@ -362,7 +362,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-replay-reads-standard-items',
     breaks: "ordered path: replay to an ordered subscriber reads the standard outbox items, not the ordered history, so it finds none of the aggregate's events",
-    file: 'simulator/cli/ordered-replay.ts',
+    file: 'operator/cli/ordered-replay.ts',
     find: '  const location = { ...request.location, recordType: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE };',
     replace: '  const location = { ...request.location };',
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
@@ -403,16 +403,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carried-head-backwards',
     breaks: "ordered path: carrying the heads over to a restored outbox table moves a head backwards (to an older source's sequence), so the producer hands out sequences already applied",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: "      target > current ? 'set' : target === current ? 'unchanged' : backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead';",
     replace: "      target !== current ? 'set' : 'unchanged';",
-    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
+    also: [{ file: 'operator/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
   {
     id: 'ordered-redrive-unrecorded-applied',
     breaks: "ordered path: the redrive plan counts a dead letter at or below the fence with no inbox record of its event id as applied (the old table's event SQS moved without an error name, whose sequence a new-table event took): the operator deletes a never-applied event",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '        if (held === undefined) reused.push(letter);',
     replace: "        if (held === undefined) alreadyApplied.push({ ...letter, recognisedBy: 'inbox record' });",
     tests: [ORDERED_MODEL, 'test/lambda/ordered/redrive-plan-unrecorded.int.test.ts'],
@@ -453,18 +453,18 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-without-generation',
     breaks: "ordered path: 'outbox heads' carries a head without starting a generation, so the fences cannot tell the new table's events from the old table's in flight: the old history's event applies on top of the new one's (review F2)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),',
     replace: '',
     // and no table-wide generation item (R38-2), which would otherwise give the carried head a generation anyway
-    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: '          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,', replace: '' }],
+    also: [{ file: 'operator/ordered/outbox-heads.ts', find: '          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,', replace: '' }],
     tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
   },
   // ---- issue 38, seventh session: what the ordered model found after the generation protocol ----------------------
   {
     id: 'ordered-history-carry-ignores-fences',
     breaks: "ordered path: 'outbox heads --from-history' with the subscribers named takes the history's sequence even where a fence applied a newer generation than the history holds (an older table's history): the new generation is based where no event the fence admits can ever reach, and the aggregate waits forever (the ordered model, seed 308844549)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '      const fenceFollowedNewer = fence.generation > history.generation;',
     replace: '      const fenceFollowedNewer = false;',
     tests: [ORDERED_MODEL, 'test/lambda/ordered/history-carry-older-table.int.test.ts'],
@@ -472,7 +472,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-skip-below-base-generation-zero',
     breaks: "ordered path: 'fence skip' to or below the base of the head's generation leaves the fence in generation 0, so the next event of the skipped events' generation (a table that had a carry) is refused as another history and, written again, waits forever (the ordered model, seed 308844549)",
-    file: 'simulator/cli/fence-skip.ts',
+    file: 'operator/cli/fence-skip.ts',
     find: '      : atTo !== undefined && atTo.generation > 0',
     replace: '      : false',
     tests: [ORDERED_MODEL],
@@ -480,7 +480,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-plan-sends-two-histories',
     breaks: "ordered path: the redrive plan sends back a letter of a newer generation whose base the fence passed (the old table's event applied first): the consumer refuses it every time, so it comes back forever (the ordered model, seed 777)",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '    } else if (letter.generation > (fence?.appliedGeneration ?? 0) && fenceAt > letter.generationBase) {',
     replace: '    } else if (false) {',
     tests: [ORDERED_MODEL],
@@ -532,7 +532,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-skip-past-head',
     breaks: "ordered path: 'fence skip' moves a fence past the last sequence the outbox committed, so the aggregate's next events are answered as duplicates when written (lost silently)",
-    file: 'simulator/cli/fence-skip.ts',
+    file: 'operator/cli/fence-skip.ts',
     find: '  if (to > committed) {',
     replace: '  if (to > committed && false) {',
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
@@ -540,34 +540,34 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'inbox-forget-any-key',
     breaks: "'inbox forget' takes any key: '<name>@sequence <aggregate>' deletes an ordered subscriber's fence, and the aggregate is applied again from its first event",
-    file: 'simulator/cli/inbox-command.ts',
+    file: 'operator/cli/inbox-command.ts',
     find: '  if (!SUBSCRIBER_NAME_PATTERN.test(subscriber)) {',
     replace: '  if (false) {',
-    also: [{ file: 'simulator/cli/inbox-command.ts', find: '  if (!isDedupRecord) {', replace: '  if (false) {' }],
+    also: [{ file: 'operator/cli/inbox-command.ts', find: '  if (!isDedupRecord) {', replace: '  if (false) {' }],
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
   },
   {
     id: 'inbox-forget-promises-reapply',
     breaks: "'inbox forget' on an ordered subscriber forgets its record and says its next delivery applies it again, which the fence answers as a duplicate",
-    file: 'simulator/cli/inbox-command.ts',
+    file: 'operator/cli/inbox-command.ts',
     find: '  if (ordered === true || orderedRecord) {',
     replace: '  if (false) {',
-    also: [{ file: 'simulator/cli/inbox-command.ts', find: '    ordered === false\n', replace: '    true\n' }],
+    also: [{ file: 'operator/cli/inbox-command.ts', find: '    ordered === false\n', replace: '    true\n' }],
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
   },
   {
     id: 'replay-ages-unproven-from-time',
     breaks: "standard replay: an outbox item without iefWrittenAt is aged from its producer's time, so an item written 31 days ago that says 20 is replayed after its inbox record expired (applied twice)",
-    file: 'simulator/cli/outbox-events.ts',
+    file: 'operator/cli/outbox-events.ts',
     find: '  if (writtenAt === undefined) {',
     replace: "  if (writtenAt === undefined && !(Date.parse(event.envelope.time ?? '') <= nowEpochMilliseconds)) {",
-    also: [{ file: 'simulator/cli/outbox-events.ts', find: '  if (!(time <= writtenAt)) return', replace: '  if (writtenAt !== undefined && !(time <= writtenAt)) return' }],
+    also: [{ file: 'operator/cli/outbox-events.ts', find: '  if (!(time <= writtenAt)) return', replace: '  if (writtenAt !== undefined && !(time <= writtenAt)) return' }],
     tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
   },
   {
     id: 'replay-trusts-future-write-time',
     breaks: "standard replay: an outbox item whose iefWrittenAt is later than now is aged from its producer's time, which may make it look younger than it is (applied twice)",
-    file: 'simulator/cli/outbox-events.ts',
+    file: 'operator/cli/outbox-events.ts',
     find: '  if (writtenAt > nowEpochMilliseconds) {',
     replace: '  if (false) {',
     tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
@@ -741,7 +741,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-history-carry-trusts-left-history',
     breaks: "ordered path: a history carry bases its generation on a history whose newest generation the fence can no longer enter (it passed that generation's base in an older one): the events written again wait forever behind a gap (the ordered model, seed 777)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '      if (fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase) fromFences.add(fence.aggregateId);',
     replace: '      if (fenceFollowedNewer || (fenceLeftHistory && false) || fenceBelowHistoryBase) fromFences.add(fence.aggregateId);',
     tests: [ORDERED_MODEL],
@@ -818,7 +818,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-never-sets-back',
     breaks: "ordered path (R8b-3): a carry leaves a head past the fence 'ahead' although no fence can apply its events: the next event is based past the fence and the aggregate waits forever",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: "backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead'",
     replace: "backTo < current && noFenceCanApply(fences, aggregateId, head) && backTo < 0 ? 'back' : 'ahead'",
     tests: ['test/lambda/ordered/history-carry-older-table.int.test.ts', ORDERED_MODEL],
@@ -826,7 +826,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-sets-back-past-live-fence',
     breaks: "ordered path (R8b-3): a carry sets a head back although a named fence can still apply the head's events past it (its fence in the head's generation): two events applied at one sequence",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && (fence.applied > head.base || neverReachesBase(fence))));',
     replace: '  return mine.length > 0;',
     tests: ['test/lambda/ordered/history-carry-older-table.int.test.ts'],
@@ -835,7 +835,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-aggregate-any-subscriber',
     breaks: "replay --aggregate-table (rv9 A-1): an aggregate naming another subscriber (a shared single table) is credited to the subscriber replayed to: 'applied', not sent, a lost event",
-    file: 'simulator/cli/aggregate-applications.ts',
+    file: 'operator/cli/aggregate-applications.ts',
     find: '      if (owner !== undefined && owner !== subscriberName) {',
     replace: '      if (owner === null) {',
     tests: ['test/cli/replay-aggregate.int.test.ts'],
@@ -843,7 +843,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-aggregate-unmarked-applied',
     breaks: "replay --aggregate-table (rv9 A-1): an id only an item naming no subscriber remembers (written before the mark) is taken as applied by the subscriber replayed to",
-    file: 'simulator/cli/aggregate-applications.ts',
+    file: 'operator/cli/aggregate-applications.ts',
     find: '      const found = owner === undefined ? unmarkedBy : appliedBy;',
     replace: '      const found = appliedBy;',
     tests: ['test/cli/replay-aggregate.int.test.ts'],
@@ -918,7 +918,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-plan-ignores-age',
     breaks: "ordered plan (R8b-10): an event below the fence without an inbox record is called never applied (write it again) whatever its age, so replaying an event applied longer ago than the window, whose record expired, applies it twice",
-    file: 'lambda/ordered/ordered-event-records.ts',
+    file: 'operator/ordered/ordered-event-records.ts',
     find: '  if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < deduplicationWindowSeconds) return undefined;',
     replace: '  if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < Number.POSITIVE_INFINITY) return undefined;',
     tests: ['test/lambda/ordered/redrive-plan-age.int.test.ts', 'test/lambda/model/ordered-replay-age.model.int.test.ts'],
@@ -926,7 +926,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-plan-unwritten-young',
     breaks: "ordered plan (R8b-10): an event without a write time (iefwrittenat) is taken for young, so its producer's word decides and one applied long ago is called never applied (written again: applied twice)",
-    file: 'lambda/ordered/ordered-event-records.ts',
+    file: 'operator/ordered/ordered-event-records.ts',
     find: '  if (writtenAt === undefined) {',
     replace: '  if (writtenAt === undefined) return undefined;\n  if (Number.isNaN(writtenAt)) {',
     tests: ['test/lambda/ordered/redrive-plan-age.int.test.ts'],
@@ -1000,7 +1000,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'dlq-list-hides-in-flight',
     breaks: "dlq list (nu9): a dead letter another reader holds in flight is not said: the queue is listed as 0 messages while one remains",
-    file: 'simulator/cli/dlq-command.ts',
+    file: 'operator/cli/dlq-command.ts',
     find: '  const notRead = { inFlight: Math.max(0, counts.inFlight - read), visible: counts.visible, delayed: counts.delayed };',
     replace: '  const notRead = { inFlight: 0, visible: counts.visible, delayed: counts.delayed };',
     tests: ['test/cli/dlq-list-unread.int.test.ts'],
@@ -1025,7 +1025,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-trusts-fence-below-left-base',
     breaks: "ordered path: a history carry leaves a head 'ahead' whose base is a sequence of the history the fence has left (the fence, in an older generation below that base, never reaches it): the events written again wait forever behind a gap (the ordered model, seed 3; CI run 48)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt !== undefined && fence.applied < head.base && head.base <= fence.leftHistoryAt;',
     replace: '  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt === -1 && fence.applied < head.base;',
     tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
@@ -1033,7 +1033,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-trusts-fence-of-newer-generation',
     breaks: "ordered path: a history carry leaves a head 'ahead' whose base is a sequence of a history older than the fence's generation (the fence's own line never reaches it): the events written again wait forever behind a gap (the ordered model, seed 1001)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '      checked.push(fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);',
     replace: '      checked.push(fenceLeftHistory || fenceBelowHistoryBase ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);',
     tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
@@ -1041,7 +1041,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-trusts-fence-just-below-newer-base',
     breaks: "ordered path: a history carry trusts a fence one sequence below the base of the history's newest generation (in an older generation) to reach it: the generation is based at the history's sequence, which the fence's line never reaches, and the events written again wait forever (the ordered model, seed 4004)",
-    file: 'lambda/ordered/outbox-heads.ts',
+    file: 'operator/ordered/outbox-heads.ts',
     find: '      const fenceBelowHistoryBase = fence.generation < history.generation && fence.applied < history.base;',
     replace: '      const fenceBelowHistoryBase = fence.generation < history.generation && fence.applied + 1 < history.base;',
     tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
@@ -1177,7 +1177,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-already-applied-unsaid',
     breaks: "replay (nu10 item 14): an event whose inbox record is still there is not said to be already applied: the dry run says only 'replay'",
-    file: 'simulator/cli/replay-command.ts',
+    file: 'operator/cli/replay-command.ts',
     find: '      keptUntil.set(eventId, new Date(expiresAt * 1000).toISOString());',
     replace: '      void expiresAt;',
     tests: ['test/cli/replay-and-forget.int.test.ts'],
@@ -1267,7 +1267,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-allows-expired',
     breaks: "dlq redrive (issue 38): --allow-expired is taken on an ordered subscriber, though its fences answer a letter at or below them however old (an unproven letter redriven is acknowledged unapplied and deleted): the operator is told the option did something",
-    file: 'simulator/cli/dlq-command.ts',
+    file: 'operator/cli/dlq-command.ts',
     find: "    for (const option of ['allow-expired', 'allow-reapply'] as const) {",
     replace: "    for (const option of ['allow-reapply'] as const) {",
     tests: [ORDERED_MODEL],
@@ -1275,7 +1275,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-carry-from-fences-ignores-drain',
     breaks: "outbox heads (issue 38): a carry from the fences goes on while the outbox's history holds events past the head it leaves, that no fence applied (in the old table's stream, a queue or a dead-letter queue): their sequences are handed out again, and the runbook's drained precondition goes unchecked",
-    file: 'simulator/cli/outbox-command.ts',
+    file: 'operator/cli/outbox-command.ts',
     find: "    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) {",
     replace: '    if (undrained.length < 0) {',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts', ORDERED_MODEL],
@@ -1284,7 +1284,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-plan-window-raise-ignored',
     breaks: "ordered plan (RO12-7): an unrecorded event is aged against the deployed window only, so after a raise an applied event aged between the old and the new window (its record expired by the old one) is called never applied: written again, applied twice",
-    file: 'lambda/ordered/ordered-event-records.ts',
+    file: 'operator/ordered/ordered-event-records.ts',
     find: '    const smallest = given === undefined ? undefined : smallestWindowSeconds(given, await this.windowRecord(), position.writtenAt);',
     replace: '    const smallest = given;',
     tests: ['test/lambda/ordered/window-raise.int.test.ts'],
@@ -1309,7 +1309,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-error-name-before-record',
     breaks: "ordered path (review ro12, RO12-10): the redrive plan takes a SequenceReusedError letter's error name over the subscriber's live inbox record of its event id: an event applied since is called never applied, and written again (a second application)",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: "        if (held === 'applied' || held === 'skipped') alreadyApplied.push(",
     replace: "        if ((held === 'applied' || held === 'skipped') && letter.errorName !== SEQUENCE_REUSED_ERROR) alreadyApplied.push(",
     tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
@@ -1317,7 +1317,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-reused-copies-written-twice',
     breaks: "ordered path (review ro12, RO12-1): the redrive plan lists every dead letter of one never-applied event (the consumer dead-letters a message again at each receive when it dies after the send) as reused, 'write it again' each: followed, the event is applied twice",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '    if (first !== undefined) {',
     replace: '    if (first !== undefined && letter.eventId === undefined) {',
     tests: ['test/cli/ordered-reused-copies.int.test.ts', 'test/lambda/ordered/redrive-plan-reused.test.ts'],
@@ -1325,7 +1325,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'outbox-heads-rewritten-unchanged-unsaid',
     breaks: "outbox heads (review ro12, RO12-11): --yes writes an unchanged head again (a new generation at its sequence) but leaves it out of the count and the audit line: the operator is told nothing changed",
-    file: 'simulator/cli/outbox-command.ts',
+    file: 'operator/cli/outbox-command.ts',
     find: "  const rewritten = result.heads.filter((head) => head.decision === 'unchanged');",
     replace: '  const rewritten = result.heads.filter(() => false);',
     tests: ['test/lambda/ordered/ordered-restore.int.test.ts'],
@@ -1366,7 +1366,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'outbox-heads-drain-waits-for-abandoned-generation',
     breaks: "outbox heads (review ro12b, RO12B-1): the drain check waits for the events of the generation a head set back abandons, which no named fence can ever apply: the runbook's other carry is refused for as long as their history items live",
-    file: 'simulator/cli/outbox-command.ts',
+    file: 'operator/cli/outbox-command.ts',
     find: '      if (abandoned.get(event.aggregateId) === event.generation) continue;',
     replace: '',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
@@ -1374,7 +1374,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'outbox-heads-refusal-hides-plan',
     breaks: "outbox heads (review ro12b, RO12B-1): a carry refused as not drained prints no plan (the dry run never shows what it would set) and, with --json, an empty stdout",
-    file: 'simulator/cli/outbox-command.ts',
+    file: 'operator/cli/outbox-command.ts',
     find: '      planned = checked.plan;',
     replace: '      return EXIT_CODE.REFUSED;',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
@@ -1382,7 +1382,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'outbox-heads-from-fences-old-table-optional',
     breaks: "outbox heads (review ro12b, RO12B-3): --from-fences runs without the old table named or said gone, so its events in flight are never looked for and their sequences are handed out again without a word",
-    file: 'simulator/cli/outbox-command.ts',
+    file: 'operator/cli/outbox-command.ts',
     find: "    if ((typeof previous === 'string') === previousGone) return context.usageError(PREVIOUS_TABLE_NEEDED);",
     replace: '',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
@@ -1424,7 +1424,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-replay-any-outbox',
     breaks: "fence replay (review ro12, RO12-2): the outbox table named is never proven the subscriber's, so another flow's events of an aggregate of the same id are sent to the subscriber's queue and applied",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'operator/cli/fence-command.ts',
     find: "  if ('refusal' in proof) {",
     replace: "  if ('refusal' in proof && false) {",
     tests: ['test/cli/fence-outbox-proof.int.test.ts'],
@@ -1432,7 +1432,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-skip-any-outbox-once-expired',
     breaks: "fence skip (review ro12, RO12-2b): with no --subscriber-output, a table whose history no longer holds the fence's event (expired, or after a skip) is taken for the subscriber's outbox, so the fence moves by another flow's head",
-    file: 'simulator/cli/fence-outbox-proof.ts',
+    file: 'operator/cli/fence-outbox-proof.ts',
     find: '  return { refusal: `nothing proves ${table}',
     replace: "  return { proven: 'nothing', refusal_: `nothing proves ${table}",
     tests: ['test/cli/fence-outbox-proof.int.test.ts'],
@@ -1440,7 +1440,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-history-by-sequence-not-generation',
     breaks: "fence replay and fence skip (review ro12, RO12-3): the history is read by sequence, whatever its generation, so after a carry set a head back the other generation's events are sent or named, and the fence's own are refused as missing",
-    file: 'simulator/cli/ordered-history.ts',
+    file: 'operator/cli/ordered-history.ts',
     find: '    const admitted = atSequence.filter((item) => fenceAdmits(point, item));',
     replace: '    const admitted = atSequence.slice(0, 1);',
     tests: ['test/cli/fence-outbox-proof.int.test.ts'],
@@ -1449,7 +1449,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-replay-trusts-restored-inbox',
     breaks: "fence replay (review ro12, RO12-4): a fence older than its inbox table (restored to a point in time) is trusted, so the events the subscriber applied after the restore point are sent again and applied twice",
-    file: 'simulator/cli/inbox-restore-check.ts',
+    file: 'operator/cli/inbox-restore-check.ts',
     find: '  if (appliedAt !== undefined && appliedAt < created) {',
     replace: '  if (appliedAt !== undefined && appliedAt < 0) {',
     tests: ['test/cli/fence-inbox-restore.int.test.ts'],
@@ -1457,7 +1457,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-keeps-restored-fences',
     breaks: "fence carry (review ro12, RO12-4): no fence is carried forward from the table restored from, so the restored fences stay behind what the subscriber applied and a late copy of an event applied since the restore point applies again",
-    file: 'simulator/cli/fence-carry.ts',
+    file: 'operator/cli/fence-carry.ts',
     find: '      if (current >= from) {',
     replace: '      if (true) {',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', ORDERED_MODEL],
@@ -1466,7 +1466,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-copy-keyed-by-sequence',
     breaks: "ordered redrive plan (review ro12b, RO12B-4): copies are told by aggregate, sequence and event id, so one event id dead-lettered at two sequences (a command retried after a restore) is listed reused twice, 'write it again' each: followed, applied twice",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: 'JSON.stringify([letter.aggregateId, letter.eventId]));',
     replace: 'JSON.stringify([letter.aggregateId, letter.sequence, letter.eventId]));',
     tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
@@ -1474,7 +1474,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-named-letter-skips-age',
     breaks: "ordered redrive plan (review ro12b, RO12B-8): a letter already named SequenceReusedError is reused whatever its age, so a copy of an applied event whose record expired (a raised window) is written again: applied twice",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '          else unproven.push({ ...letter, why: held.unproven });',
     replace: '          else if (letter.errorName === SEQUENCE_REUSED_ERROR) reused.push(letter);\n          else unproven.push({ ...letter, why: held.unproven });',
     tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
@@ -1499,7 +1499,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-read-once',
     breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro12, RO12-8): the FIFO dead-letter queue is read once, so the proven duplicates in front of an aggregate are deleted but the letters they hid are never read: the aggregate's real dead letter stays, nothing says so",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '    if (toSend.length + toDelete.length === 0 || done.size + held.length >= limit) break;',
     replace: '    break;',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts', ORDERED_MODEL],
@@ -1507,7 +1507,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-unread-uncounted',
     breaks: "fence list / dlq redrive of an ordered subscriber (review ro12, RO12-8): the letters a FIFO read could not reach are not counted, so applied copies in front of an aggregate hide its dead letter and the listing says no aggregate is held up",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '  const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);',
     replace: '  const unread = 0 * Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
@@ -1515,7 +1515,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-plan-per-read',
     breaks: "dlq redrive --yes of an ordered subscriber (review ro12b, RO12B-2): each read of the FIFO dead-letter queue is planned alone, so copies of one event read apart are not planned as one event and its copies",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '    plan = await request.plan([...letters.values()]);',
     replace: '    plan = await request.plan([...letters.values()].filter((letter) => held.some((message) => message.messageId === letter.id)));',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
@@ -1548,7 +1548,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-flow-profile-ignored',
     breaks: "replay --flow-profile (issue 41): the outbox is read with the operator's own credentials, not the profile of the flow's account, so a subscriber's team of another account reads no outbox",
-    file: 'simulator/cli/replay-command.ts',
+    file: 'operator/cli/replay-command.ts',
     find: '    return await replayFrom(parsed, context, resolved, outboxTable, flowClient, profile);',
     replace: '    return await replayFrom(parsed, context, resolved, outboxTable, context.client(), profile);',
     tests: [LIFE],
@@ -1556,7 +1556,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-flow-profile-unnamed',
     breaks: 'replay --flow-profile (issue 41): a profile the AWS config does not have fails without naming it (the SDK says only that no provider loaded credentials)',
-    file: 'simulator/cli/flow-account-client.ts',
+    file: 'operator/cli/flow-account-client.ts',
     find: "        if (profile !== undefined && (error as Error).name === 'CredentialsProviderError') {",
     replace: '        if (profile === null) {',
     tests: [LIFE],
@@ -1564,7 +1564,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-aggregate-forgetting-ignored',
     breaks: "replay --aggregate-table (issue 41): an id no aggregate remembers is taken as never applied although an aggregate forgot ids, so an event it applied and forgot is sent and applied again",
-    file: 'simulator/cli/aggregate-applications.ts',
+    file: 'operator/cli/aggregate-applications.ts',
     find: '  if (applications.forgetful.length === 0) return { neverApplied: true };',
     replace: '  if (applications.forgetful.length >= 0) return { neverApplied: true };',
     tests: [LIFE],
@@ -1572,7 +1572,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-aggregate-missing-table-unnamed',
     breaks: 'replay --aggregate-table (issue 41): a table that does not exist (a typo) fails with DynamoDB\'s answer, which may not name it',
-    file: 'simulator/cli/aggregate-applications.ts',
+    file: 'operator/cli/aggregate-applications.ts',
     find: "    if ((error as Error).name !== 'ResourceNotFoundException') throw error;",
     replace: '    throw error;',
     tests: [LIFE],
@@ -1692,7 +1692,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-returned-letter-deleted',
     breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-4): a letter the run sent, dead-lettered again by the consumer before the next read, is planned with the rest and deleted as a copy of itself: the event is lost",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '        if (sentAt !== undefined && firstRead.get(message.messageId)! >= sentAt) returned.add(message.messageId);',
     replace: '        if (sentAt !== undefined && firstRead.get(message.messageId)! < 0) returned.add(message.messageId);',
     tests: ['test/cli/ordered-dlq-redead-lettered.test.ts'],
@@ -1700,7 +1700,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-plan-admitted-letter-a-copy',
     breaks: "planOrderedRedrive (review ro13, RO13-2): the letter the fence admits next is planned as a copy of a letter of the same event id the fence can not take, so --yes deletes the aggregate's next event, never applied",
-    file: 'lambda/ordered/redrive-plan.ts',
+    file: 'operator/ordered/redrive-plan.ts',
     find: '    if (!positionAdmitted(letter, fence)) {',
     replace: '    if (letter.sequence > -1) {',
     tests: ['test/lambda/ordered/redrive-plan-admitted-copy.test.ts'],
@@ -1708,7 +1708,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-redrive-any-dead-letter-queue',
     breaks: "fence redrive (review ro13, RO13-1): --dead-letter-queue is not checked against --queue's RedrivePolicy, so another subscriber's dead letters are planned against this subscriber's fences and --yes deletes those it applied: lost for the other subscriber",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'operator/cli/fence-command.ts',
     find: '  if (mismatch.refusal !== undefined) {',
     replace: "  if (mismatch.refusal === 'never') {",
     tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
@@ -1716,7 +1716,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-redrive-other-subscribers-letters',
     breaks: "fence redrive / fence list (review ro13, RO13-1): a letter another subscriber's consumer dead-lettered (iefSubscriber) is planned as this subscriber's, and --yes deletes it as applied when this one applied the event",
-    file: 'simulator/cli/fence-dead-letter-queue.ts',
+    file: 'operator/cli/fence-dead-letter-queue.ts',
     find: '    if (named !== undefined && named !== subscriber) return undefined;',
     replace: '',
     tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
@@ -1724,7 +1724,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-no-restore-check',
     breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-10): after an inbox restore without 'fence carry', a letter of an event applied after the restore point is above the restored fence and is sent: applied twice (fence replay refuses the same event)",
-    file: 'simulator/cli/dead-letters/restore-hold.ts',
+    file: 'operator/cli/dead-letters/restore-hold.ts',
     find: '        if (reason === undefined) continue;',
     replace: '        continue;',
     tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
@@ -1732,7 +1732,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-record-any-table',
     breaks: "fence replay / the redrives after an inbox restore (review ro13, RO13-3): a carry record copied by a restore or backup of a carried table is trusted, so a second restore without its own carry replays events the subscriber applied: applied twice",
-    file: 'simulator/cli/fence-carry.ts',
+    file: 'operator/cli/fence-carry.ts',
     find: '  return item !== undefined && item[FENCE_CARRY_RECORD.TABLE_ATTRIBUTE] === inboxTable;',
     replace: '  return item !== undefined;',
     tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
@@ -1740,7 +1740,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-aggregate-wrong-table-taken',
     breaks: "replay --aggregate-table (issue 41): an existing table holding no aggregate of the subscriber (the outbox, an empty table, other subscribers' aggregates only) is taken, so every event found in none of its items is 'never applied' and sent, though the subscriber may have applied it",
-    file: 'simulator/cli/aggregate-applications.ts',
+    file: 'operator/cli/aggregate-applications.ts',
     find: '    if (its === 0) throw new Error(notAggregateTable(table, subscriberName, items.length, [...others].sort()));',
     replace: '',
     tests: ['test/cli/replay-aggregate.int.test.ts'],
@@ -1749,7 +1749,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-inbox-restore-check-none',
     breaks: "fence replay / dlq redrive / fence redrive of an ordered subscriber (review ro13, RO13-9, its M1): no inbox-restore check at all, so between an inbox restore and its 'fence carry' the restored fences admit events the subscriber applied in the table restored from: applied twice (the ordered model's inbox restore came with its carry, so no command ran between)",
-    file: 'simulator/cli/inbox-restore-check.ts',
+    file: 'operator/cli/inbox-restore-check.ts',
     find: '  const described = await context.client().send(new DescribeTableCommand({ TableName: inboxTable }));',
     replace: "  if (inboxTable !== '') return undefined;\n  const described = await context.client().send(new DescribeTableCommand({ TableName: inboxTable }));",
     tests: [ORDERED_MODEL],
@@ -1757,7 +1757,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-deletes-skip-dropped-letters',
     breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-9, its M2): a letter an operator's 'fence skip' dropped is deleted as a proven duplicate, though it was never applied (the operator decides; the ordered model excused such a deletion)",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: "  return [...plan.alreadyApplied.filter((letter) => letter.recognisedBy !== 'fence skip'), ...plan.copies];",
     replace: '  return [...plan.alreadyApplied, ...plan.copies];',
     tests: [ORDERED_MODEL],
@@ -1797,7 +1797,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-stops-behind-waiting-letters',
     breaks: "dlq redrive / fence redrive --yes (review ro13, RO13-8): a round that changes nothing stops though letters are unread, so ten letters that wait in front of an aggregate's group hide its next event from every read and the gap is advised for 'fence skip'",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned, everSkipped)) > 0) {',
     replace: '    if (toSend.length + toDelete.length === -1) {',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
@@ -1805,7 +1805,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-sends-past-a-moved-letter',
     breaks: "dlq redrive / fence redrive --yes (review ro13, RO13-8): a ready letter is sent while an earlier ready letter of its aggregate was moved to the back and not read again, so the later event reaches the consumer first (out of sequence)",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '      stopped.add(letter.aggregateId);',
     replace: '',
     tests: ['test/lambda/model/ordered-dlq-order.model.int.test.ts'],
@@ -1813,7 +1813,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-list-skip-advice-while-unread',
     breaks: "fence list (review ro13, RO13-8): a gap is advised for 'fence skip' while letters of the dead-letter queue were not read, where the missing event may be sitting",
-    file: 'simulator/cli/blocked-aggregates.ts',
+    file: 'operator/cli/blocked-aggregates.ts',
     find: '        : unread > 0\n          ? unreadGapAdvice',
     replace: '        : unread < 0\n          ? unreadGapAdvice',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
@@ -1821,7 +1821,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'moved-letter-loses-sqs-reason',
     breaks: "dead-letter view (review ro13, RO13-8): a letter SQS moved after maxReceiveCount, moved to the back of its group by a redrive, reads as the runtime's dead letter of its earlier reason (the source queue is kept only in its attributes)",
-    file: 'simulator/cli/dead-letters/dead-letter-view.ts',
+    file: 'operator/cli/dead-letters/dead-letter-view.ts',
     find: '  const movedBySqs = deadLetterSourceArnOf(message) !== undefined;',
     replace: '  const movedBySqs = message.attributes.DeadLetterQueueSourceArn !== undefined;',
     tests: ['test/cli/ordered-dlq-move-to-back.test.ts'],
@@ -1829,7 +1829,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-any-source-table',
     breaks: "fence carry (review ro13, RO13-5): the table carried from is never proven the one the inbox was restored from, so another flow's inbox with a subscriber of this name moves the fences past events this subscriber never applied",
-    file: 'simulator/cli/fence-carry-proof.ts',
+    file: 'operator/cli/fence-carry-proof.ts',
     find: '  if (deployedInboxTable === fromTable) return {',
     replace: '  if (deployedInboxTable === deployedInboxTable) return {',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
@@ -1837,7 +1837,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-proof-by-absent-record',
     breaks: "fence carry (review ro13, RO13-5): an event the restored table recorded that the table carried from lacks is taken for the proof that it was restored from it",
-    file: 'simulator/cli/fence-carry-proof.ts',
+    file: 'operator/cli/fence-carry-proof.ts',
     find: '    const samePosition = held !== undefined && ',
     replace: '    const samePosition = held === undefined || ',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts', 'test/cli/fence-carry-wrong-flow.int.test.ts'],
@@ -1862,7 +1862,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-move-dedup-per-letter',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a move to the back is deduplicated by the letter's message id alone, so after a run that died between a move's send and delete, the rerun's move of the letter (within 5 minutes) is dropped by SQS as a resend of the copy it deleted",
-    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    file: 'operator/cli/dead-letters/move-to-back.ts',
     find: 'deduplicationId: moveDeduplicationId(message), messageAttributes: attributes });',
     replace: 'deduplicationId: `moved-${message.messageId}`, messageAttributes: attributes });',
     tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
@@ -1870,16 +1870,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-move-dedup-per-letter-unguarded',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-1): the move deduplicated by the letter's message id, and the letter deleted though SQS answered the move with the id of a message the run deleted: the event's last letter lost",
-    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    file: 'operator/cli/dead-letters/move-to-back.ts',
     find: 'deduplicationId: moveDeduplicationId(message), messageAttributes: attributes });',
     replace: 'deduplicationId: `moved-${message.messageId}`, messageAttributes: attributes });',
-    also: [{ file: 'simulator/cli/dead-letters/move-to-back.ts', find: '  if (messageId === message.messageId || known(messageId)) throw', replace: '  if (false) throw' }],
+    also: [{ file: 'operator/cli/dead-letters/move-to-back.ts', find: '  if (messageId === message.messageId || known(messageId)) throw', replace: '  if (false) throw' }],
     tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
   },
   {
     id: 'ordered-dlq-move-deletes-after-dropped-send',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a move SQS answered with a message id the run already knows (the send dropped as a resend) deletes the letter all the same",
-    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    file: 'operator/cli/dead-letters/move-to-back.ts',
     find: '  if (messageId === message.messageId || known(messageId)) throw',
     replace: '  if (false) throw',
     tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
@@ -1887,7 +1887,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-deleted-letter-planned-first',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a letter deleted as a copy stays in front in the run's plan, so the letter it copied, moved to the back under a new id, is planned a copy of it and deleted: the event's last letter lost",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: '      letters.delete(id);\n      letters.set(id, letter);\n',
     replace: '',
     tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
@@ -1896,7 +1896,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-redrive-sends-move-bookkeeping',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-3): a letter moved to the back is sent to the subscriber's queue with the move's bookkeeping, so dead-lettered again it reads as first dead-lettered long ago (a letter that came back read as an old copy)",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: 'messageAttributes: attributesLeavingTheQueue(message) });',
     replace: 'messageAttributes: message.messageAttributes });',
     tests: ['test/cli/ordered-dlq-moved-letter-attributes.test.ts'],
@@ -1904,7 +1904,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-carried-sent-time-wins',
     breaks: "dlq show / dlq redrive (review ro14, RO14-3): a letter SQS dead-lettered itself reads the sent time carried in a move's bookkeeping over its own",
-    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    file: 'operator/cli/dead-letters/move-to-back.ts',
     find: 'message.attributes.DeadLetterQueueSourceArn !== undefined ? Number.NaN : Number(',
     replace: 'false ? Number.NaN : Number(',
     tests: ['test/cli/ordered-dlq-moved-letter-attributes.test.ts'],
@@ -1913,7 +1913,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-from-output-alone',
     breaks: "fence carry (review ro14, RO14-2): --from-subscriber-output is compared with the operator's own arguments only, so another environment's output (its own outbox) carries its fences into this flow's table",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'operator/cli/fence-command.ts',
     find: '    const mismatch = carryOutputMismatch(subscriber, table, fromDeployment, current);',
     replace: '    const mismatch = current === undefined ? carryOutputMismatch(subscriber, table, fromDeployment, current) : undefined;',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts', 'test/cli/fence-inbox-restore.int.test.ts'],
@@ -1921,7 +1921,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-output-outbox-unchecked',
     breaks: "fence carry (review ro14, RO14-2): the output carried from may name another outbox table than the deployment that uses the restored table: another flow's fences carried",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'operator/cli/fence-command.ts',
     find: 'from.outboxTable === undefined || from.outboxTable !== current.outboxTable || ',
     replace: '',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
@@ -1929,7 +1929,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-one-shared-event',
     breaks: "fence carry (review ro14, RO14-2): an event recorded in both tables at any position proves the table carried from, so a shadow environment that replayed one of this flow's events carries its fences past events this subscriber never applied",
-    file: 'simulator/cli/fence-carry-proof.ts',
+    file: 'operator/cli/fence-carry-proof.ts',
     find: '    if (!samePosition) {',
     replace: '    if (held === undefined) {',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
@@ -1947,7 +1947,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-move-attribute-limit-ignored',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-6): a letter moved to the back of its group carries the move's bookkeeping beyond the 10 message attributes SQS takes, so the move's SendMessage of a letter with 9 or 10 attributes of its own is refused and the run aborts",
-    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    file: 'operator/cli/dead-letters/move-to-back.ts',
     find: '    if (attributes[name] === undefined && Object.keys(attributes).length >= MAX_MESSAGE_ATTRIBUTES) continue;\n',
     replace: '',
     tests: ['test/cli/ordered-dlq-move-attribute-limit.test.ts'],
@@ -1955,7 +1955,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-returned-released-not-moved',
     breaks: "dlq redrive / fence redrive (review ro14, RO14-6): letters dead-lettered again after the run sent their event are released in front of their group instead of moved to the back, so ten of them hide the group's later letters from every read (the run reads them over and over)",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: 'const kept = round.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));',
     replace: 'const kept = round.filter((message) => letters.has(message.messageId));',
     tests: ['test/cli/ordered-dlq-returned-moved.test.ts'],
@@ -1964,7 +1964,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-skip-ignores-dead-letters',
     breaks: "fence skip: a sequence whose event sits in the subscriber's FIFO dead-letter queue is skipped without --drop-dead-letters, so the aggregate applies its later events and the letter can then only be dropped or applied out of sequence",
-    file: 'simulator/cli/fence-skip.ts',
+    file: 'operator/cli/fence-skip.ts',
     find: "  if (held.letters.length > 0 && parsed.values['drop-dead-letters'] !== true) {",
     replace: '  if (held.letters.length < 0) {',
     tests: ['test/cli/fence-skip-dead-letters.int.test.ts', ORDERED_MODEL],
@@ -1972,7 +1972,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-skip-past-unread-letters',
     breaks: "fence skip: a skip goes on while letters of the dead-letter queue were not read (hidden behind ten of their group, or in flight), where the event of a skipped sequence may be",
-    file: 'simulator/cli/fence-skip.ts',
+    file: 'operator/cli/fence-skip.ts',
     find: '  if (held.unread > 0) {',
     replace: '  if (held.unread < 0) {',
     tests: ['test/cli/fence-skip-dead-letters.int.test.ts'],
@@ -1980,7 +1980,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-skip-dead-letters-of-any-sequence-range',
     breaks: "fence skip: the dead-letter check looks only at the sequence right after the fence, so a letter of a later skipped sequence is passed unnamed",
-    file: 'simulator/cli/dead-letters/skip-dead-letters.ts',
+    file: 'operator/cli/dead-letters/skip-dead-letters.ts',
     find: '      .filter((letter) => letter.aggregateId === aggregateId && letter.sequence > from && letter.sequence <= to)',
     replace: '      .filter((letter) => letter.aggregateId === aggregateId && letter.sequence === from + 1)',
     tests: ['test/cli/fence-skip-dead-letters.int.test.ts'],
@@ -1988,7 +1988,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-restore-summary-by-name',
     breaks: "fence carry (review ro14, RO14-5): DynamoDB's restore summary is compared by table name only, so a table restored from a same-named table of another Region or account proves carrying from the local one",
-    file: 'simulator/cli/fence-carry-proof.ts',
+    file: 'operator/cli/fence-carry-proof.ts',
     find: '    if (fromArn === sourceArn) return',
     replace: "    if (fromArn?.split(':table/')[1] === sourceArn.split(':table/')[1]) return",
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
@@ -1996,7 +1996,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-carry-records-prove-later-fences',
     breaks: "fence carry (review ro14, RO14-2's remaining gap): the live records the restored table shares with the table carried from prove the fences that table holds further too, so a shadow environment that recorded the one replayed event at the same position has its own fences carried into this flow (events this subscriber never applied passed)",
-    file: 'simulator/cli/fence-carry-proof.ts',
+    file: 'operator/cli/fence-carry-proof.ts',
     find: '  const unbound = looked.length > 0 && missing === undefined ? await fenceOutsideOutbox(context, subscriber, fromTable, items.filter(isFence), outboxTable) : undefined;',
     replace: '  const unbound: string | undefined = undefined;',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
@@ -2005,7 +2005,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-flow-profile-any-account',
     breaks: "replay --flow-profile (review rx14, RX14-3): the profile's account is not compared with the subscriber's topic's, so a profile of another environment (staging's) reads that environment's outbox and its events are sent to this subscriber's queue and applied",
-    file: 'simulator/cli/flow-identity.ts',
+    file: 'operator/cli/flow-identity.ts',
     find: '  if (accountId !== flow.account) {',
     replace: '  if (accountId === undefined) {',
     tests: ['test/cli/replay-flow-identity.int.test.ts', LIFE],
@@ -2014,7 +2014,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-past-outbox-ttl',
     breaks: "replay (review rx14, RX14-2): an outbox item past its TTL, which DynamoDB still returns for days, is sent, beyond the retention the payload bucket's lifecycle counts on (its offloaded data may be gone)",
-    file: 'simulator/cli/outbox-events.ts',
+    file: 'operator/cli/outbox-events.ts',
     find: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds',
     replace: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds - 30 * 86_400_000',
     tests: ['test/cli/replay-past-retention.int.test.ts'],
@@ -2023,7 +2023,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-send-dedup-message-id',
     breaks: "dlq redrive / fence redrive (review ro15, RO15-1): a letter sent out of the FIFO dead-letter queue takes its message id as the deduplication id, so a rerun within 5 minutes of a run that died between the send and the delete sends nothing (SQS drops it as a resend) and then deletes the letter and its new copy, dead-lettered again meanwhile: the event is lost",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: 'deduplicationId: sendDeduplicationId(message),',
     replace: 'deduplicationId: message.messageId,',
     tests: ['test/cli/ordered-dlq-crashed-send.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
@@ -2031,7 +2031,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-dlq-filtered-unselected-fresh',
     breaks: "dlq redrive / fence redrive --yes with --event-id or --reason (review ro15, RO15-2): letters the filter does not select, never moved, make every round look fresh, so while they hide later letters of their group each round that changes nothing moves the selected kept letters to the back again, without end",
-    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    file: 'operator/cli/dead-letters/ordered-queue-read.ts',
     find: 'const fresh = held.some((message) => (letters.has(message.messageId) || returned.has(message.messageId)) && !movedCopies.has(message.messageId));',
     replace: 'const fresh = held.some((message) => !movedCopies.has(message.messageId));',
     tests: ['test/cli/ordered-dlq-filtered-redrive.test.ts'],
@@ -2039,7 +2039,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-replay-dedup-same-every-run',
     breaks: "fence replay / ordered replay (review ro15, RO15-3): the deduplication id is the same in every run, so a replay run again within 5 minutes (the first run's events dead-lettered by a handler since fixed) is accepted and dropped by SQS while the command says it sent the events",
-    file: 'simulator/cli/replay-deduplication.ts',
+    file: 'operator/cli/replay-deduplication.ts',
     find: "const run = randomUUID().replace(/-/g, '');",
     replace: "const run = randomUUID().replace(/[^]+/, 'run');",
     tests: ['test/cli/ordered-replay-rerun.int.test.ts'],
@@ -2047,7 +2047,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-replay-sends-to-typed-queue',
     breaks: "fence replay --yes (review ro15, RO15-4): sends with --table/--outbox-table/--queue typed and no --subscriber-output, so a FIFO queue of another deployment typed as --queue takes this outbox's events, and a fresh aggregate's fence there applies them",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'operator/cli/fence-command.ts',
     find: "  if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));\n",
     replace: "  if (parsed.values.yes === true && target.deployment === undefined && outboxTable === '') return context.usageError(replayNeedsOutputLine('fence replay'));\n",
     tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],
@@ -2055,7 +2055,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'ordered-replay-sends-to-typed-queue',
     breaks: "replay --yes to an ordered subscriber (review ro15, RO15-4): sends to a typed FIFO --queue without --subscriber-output, so another deployment's queue takes this outbox's events and applies them",
-    file: 'simulator/cli/replay-command.ts',
+    file: 'operator/cli/replay-command.ts',
     find: "  if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));",
     replace: "  if (values.yes === true && !bound && values.json === 'never') return context.usageError(replayNeedsOutputLine('replay'));",
     tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],

@@ -9,7 +9,7 @@
  * (./stream-relay.ts), as it does with target errors (eb-pipes-error-troubleshooting.html).
  */
 import type { RelayQueueTarget } from '../model/flow-model';
-import { evaluateJsonPath, parseJsonPath, type JsonPath } from '../patterns/json-path';
+import { evaluateJsonPath, parseJsonPath, type JsonPath } from '../../operator/patterns/json-path';
 import { eventIdOf, eventSubjectOf } from './message-ids';
 import type { SimulatedQueue } from './queue';
 import { SqsError } from './sqs-errors';

@@ -140,7 +140,7 @@ export class SimulatedTopic {
     faults: FaultPlan;
     clock: VirtualClock;
     observer?: SimulationObserver;
-    /** decides whether a subscription's filter policy matches; the lead wires simulator/patterns/filter-policy.ts here (another helper writes it) */
+    /** decides whether a subscription's filter policy matches; operator/patterns/filter-policy.ts, the rules `replay` applies too */
     matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
     /**
      * The subscriptions SNS lists for the topic (ListSubscriptionsByTopic): also those it does not deliver through (a

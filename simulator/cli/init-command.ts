@@ -6,7 +6,7 @@
 import * as path from 'node:path';
 import { installedTarballs, registrySource, tarballSource, tarballsIn, type PackageSource } from '../init/package-source';
 import { appNameProblem, StarterRefusal, starterValues, writeStarter } from '../init/starter';
-import { EXIT_CODE, INVOCATION, PROGRAM, type Command, type CommandContext, type ParsedArguments } from './command';
+import { EXIT_CODE, INVOCATION, PROGRAM, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 import { simulatorPackage } from './package-manifest';
 
 /** Where the templates are in the simulator package, from its root. */

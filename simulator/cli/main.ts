@@ -16,22 +16,22 @@ import { getEventListeners } from 'node:events';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
-import { blockedCommand } from './blocked-command';
-import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
-import { terminalConfirm } from './confirm';
-import { dlqCommand } from './dlq-command';
-import { fenceCommand } from './fence-command';
-import { inboxCommand } from './inbox-command';
+import { blockedCommand } from '../../operator/cli/blocked-command';
+import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
+import { terminalConfirm } from '../../operator/cli/confirm';
+import { dlqCommand } from '../../operator/cli/dlq-command';
+import { fenceCommand } from '../../operator/cli/fence-command';
+import { inboxCommand } from '../../operator/cli/inbox-command';
 import { initCommand } from './init-command';
-import { outboxCommand } from './outbox-command';
+import { outboxCommand } from '../../operator/cli/outbox-command';
 import { simulatorPackage } from './package-manifest';
-import { replayCommand } from './replay-command';
+import { replayCommand } from '../../operator/cli/replay-command';
 import { simulateCommand } from './simulate-command';
 import { verifyCommand } from './verify-command';
-import { terminalOutput } from './terminal-text';
+import { terminalOutput } from '../../operator/cli/terminal-text';
 
 /** Re-exported for callers of {@link main} (tests, the simulator's served run). */
-export { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
+export { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 
 /** The subcommands, by name. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map([

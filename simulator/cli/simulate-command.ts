@@ -18,10 +18,10 @@ import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario
 import { UnknownFlowError } from '../run/producer-driver';
 import { RegionContradictionError, runSimulation, type SimulationResult } from '../run/simulation';
 import type { AssemblySource } from '../model/assembly-cache';
-import { EXIT_CODE, INVOCATION, type Command, type CommandContext, type ParsedArguments } from './command';
+import { EXIT_CODE, INVOCATION, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 import { writePrivateFile } from '../run/private-file';
 import type { RunServices } from '../run/run-services';
-import { shellWord } from './arguments';
+import { shellWord } from '../../operator/cli/arguments';
 import { removeStaleEndpointFile, serveRun } from './simulate-serve';
 import { formatProfile, type RunProfile } from '../run/run-profile';
 

@@ -7,11 +7,11 @@
  * each served invocation took; waits until it is asked to stop (Ctrl-C, SIGTERM, or the caller's stop signal); then
  * stops the services.
  */
-import { formatDurationOption, shellWord } from './arguments';
-import { INVOCATION, type CliIo } from './command';
+import { formatDurationOption, shellWord } from '../../operator/cli/arguments';
+import { INVOCATION, type CliIo } from '../../operator/cli/command';
 import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
 import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
-import { terminalText } from './terminal-text';
+import { terminalText } from '../../operator/cli/terminal-text';
 import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { replacePrivateFile } from '../run/private-file';

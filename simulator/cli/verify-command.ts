@@ -22,7 +22,7 @@ import { formatVerifyReport } from '../verify/verify-report';
 import { RunIdError } from '../verify/run-ids';
 import { AWS_ACCESS_HINT, awsUnreachedReason } from '../verify/aws-unreached';
 import { isNotQuiet, runVerify, type NotQuietResult } from '../verify/verify-run';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 
 const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
 

@@ -27,7 +27,7 @@ import { upstreamOf } from '../check/effect-causes';
 import type { SentMessage } from './scenario';
 import { injectedObjectFaultsByEvent } from '../check/injected-object-faults';
 import { notExercised, type ExerciseFigures } from '../check/not-exercised';
-import { compileFilterPolicy } from '../patterns/filter-policy';
+import { compileFilterPolicy } from '../../operator/patterns/filter-policy';
 import type { RelayModel, SubscriptionModel } from '../model/flow-model';
 
 /** The facts, and what the report needs besides (the committed outbox as read). */

@@ -28,7 +28,7 @@ import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { OUTBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { releaseMessages } from '../cli/dead-letters/queue-messages';
+import { releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import type { VerifyClients } from './clients';
 import type { DeployedFlow } from './deployed-flow';
 import type { DerivedRunEvent } from './derived-events';

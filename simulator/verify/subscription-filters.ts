@@ -13,7 +13,7 @@
  * checked, so the run cannot be OK.
  */
 import { GetSubscriptionAttributesCommand } from '@aws-sdk/client-sns';
-import { compileFilterPolicy, type FilterPolicyScope } from '../patterns/filter-policy';
+import { compileFilterPolicy, type FilterPolicyScope } from '../../operator/patterns/filter-policy';
 import type { VerifyClients } from './clients';
 import type { DeployedFilter, DeployedFlow, DeployedSubscriber } from './deployed-flow';
 import { takenEvents, type RunEvent } from './observe';

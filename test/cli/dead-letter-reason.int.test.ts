@@ -1,7 +1,7 @@
 import { StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { deadLetterView } from '../../simulator/cli/dead-letters/dead-letter-view';
-import { decideRedrive } from '../../simulator/cli/dead-letters/redrive-decision';
+import { deadLetterView } from '../../operator/cli/dead-letters/dead-letter-view';
+import { decideRedrive } from '../../operator/cli/dead-letters/redrive-decision';
 import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 import { PermanentError } from '../../lambda/errors';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';

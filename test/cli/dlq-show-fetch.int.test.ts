@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, test } from 'vitest';
 import type { PayloadReader } from '../../lambda/claim-check/payload-store';
-import { EXIT_CODE } from '../../simulator/cli/command';
+import { EXIT_CODE } from '../../operator/cli/command';
 import { envelopeObject } from '../lambda/helpers';
 import { cliAt, startOperatorServices, type OperatorServices } from './operator-services';
 

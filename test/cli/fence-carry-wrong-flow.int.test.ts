@@ -15,7 +15,7 @@ import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordere
 import { createLogger } from '../../lambda/logger';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
+import { carrySourceRefusalStart } from '../../operator/cli/fence-carry-proof';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';

@@ -16,8 +16,8 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
-import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
-import { PAST_RETENTION_TEXT } from '../../simulator/cli/replay-command';
+import { replayNeedsOutputLine } from '../../operator/cli/replay-needs-output';
+import { PAST_RETENTION_TEXT } from '../../operator/cli/replay-command';
 import { cli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';

@@ -13,10 +13,10 @@ import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordere
 import { createLogger } from '../../lambda/logger';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { INBOX_RESTORE_ADVICE } from '../../simulator/cli/inbox-restore-check';
-import { UNCARRIED_INBOX_ADVICE } from '../../simulator/cli/blocked-aggregates';
-import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
-import { carryOutputMismatch } from '../../simulator/cli/fence-command';
+import { INBOX_RESTORE_ADVICE } from '../../operator/cli/inbox-restore-check';
+import { UNCARRIED_INBOX_ADVICE } from '../../operator/cli/blocked-aggregates';
+import { carrySourceRefusalStart } from '../../operator/cli/fence-carry-proof';
+import { carryOutputMismatch } from '../../operator/cli/fence-command';
 import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { main } from '../../simulator/cli/main';
-import { EXIT_CODE } from '../../simulator/cli/command';
+import { EXIT_CODE } from '../../operator/cli/command';
 import { initCommand, nextSteps } from '../../simulator/cli/init-command';
 import { installedTarballs, tarballNames } from '../../simulator/init/package-source';
 import { appNameProblem, renderTemplate, starterFiles, starterValues, TEMPLATE_SUFFIX, writeStarter } from '../../simulator/init/starter';

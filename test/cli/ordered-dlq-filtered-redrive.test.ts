@@ -5,9 +5,9 @@
  */
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
-import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { planOrderedRedrive, type IFenceReader } from '../../operator/ordered/redrive-plan';
+import { readOrderedDeadLetters } from '../../operator/cli/dead-letters/ordered-queue-read';
+import { releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 

@@ -7,10 +7,10 @@
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
+import { planOrderedRedrive, type IFenceReader } from '../../operator/ordered/redrive-plan';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { readOrderedDeadLetters, type OrderedQueueRead } from '../../simulator/cli/dead-letters/ordered-queue-read';
+import { readOrderedDeadLetters, type OrderedQueueRead } from '../../operator/cli/dead-letters/ordered-queue-read';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 
 const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

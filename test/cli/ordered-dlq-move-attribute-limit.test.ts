@@ -8,8 +8,8 @@
  */
 import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
-import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { MOVED_LETTER_ATTRIBUTE } from '../../operator/cli/dead-letters/move-to-back';
+import { releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();

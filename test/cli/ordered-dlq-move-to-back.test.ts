@@ -7,13 +7,13 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
+import { planOrderedRedrive, type IFenceReader } from '../../operator/ordered/redrive-plan';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { DEAD_LETTER_REASON, deadLetterView } from '../../simulator/cli/dead-letters/dead-letter-view';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
-import { receiveMessages, releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { DEAD_LETTER_REASON, deadLetterView } from '../../operator/cli/dead-letters/dead-letter-view';
+import { readOrderedDeadLetters } from '../../operator/cli/dead-letters/ordered-queue-read';
+import { receiveMessages, releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 
 const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

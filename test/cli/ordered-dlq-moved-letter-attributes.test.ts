@@ -5,7 +5,7 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { firstSentAt, MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
+import { firstSentAt, MOVED_LETTER_ATTRIBUTE } from '../../operator/cli/dead-letters/move-to-back';
 import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();

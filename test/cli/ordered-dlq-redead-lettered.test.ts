@@ -4,7 +4,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
  * read, is the sent event coming back: never a copy of itself to delete (review ro13, RO13-4).
  */
 import { expect, test } from 'vitest';
-import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();

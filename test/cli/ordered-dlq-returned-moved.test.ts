@@ -7,7 +7,7 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
  * simulator's FIFO SQS behind its endpoint, the real @aws-sdk/client-sqs.
  */
 import { expect, test } from 'vitest';
-import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { releaseMessages } from '../../operator/cli/dead-letters/queue-messages';
 import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();

@@ -21,7 +21,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
-import { unreadGapAdvice } from '../../simulator/cli/dead-letters/ordered-sends';
+import { unreadGapAdvice } from '../../operator/cli/dead-letters/ordered-sends';
 import { recordingLogger } from '../lambda/helpers';
 
 const SUBSCRIBER = 'Ledger';

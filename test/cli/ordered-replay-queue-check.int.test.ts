@@ -6,7 +6,7 @@
  */
 import { expect, test } from 'vitest';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
+import { replayNeedsOutputLine } from '../../operator/cli/replay-needs-output';
 import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
 import { aggregateWithOneApplied, clock, endpoint, inboxConfig, orderedSubscriberOutput, outboxConfig, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';

@@ -13,7 +13,7 @@ import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import { carryOrderedHeads } from '../../lambda/ordered/outbox-heads';
+import { carryOrderedHeads } from '../../operator/ordered/outbox-heads';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';

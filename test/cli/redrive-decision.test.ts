@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { deadLetterView } from '../../simulator/cli/dead-letters/dead-letter-view';
-import type { QueueMessage } from '../../simulator/cli/dead-letters/queue-messages';
-import { decideRedrive, type RecordLookup, type RedriveRules } from '../../simulator/cli/dead-letters/redrive-decision';
+import { deadLetterView } from '../../operator/cli/dead-letters/dead-letter-view';
+import type { QueueMessage } from '../../operator/cli/dead-letters/queue-messages';
+import { decideRedrive, type RecordLookup, type RedriveRules } from '../../operator/cli/dead-letters/redrive-decision';
 
 const NOW = Date.parse('2024-06-01T00:00:00.000Z');
 const DAY_MS = 86_400_000;

@@ -1,6 +1,6 @@
 /** `dlq list` on the relay's dead-letter queue: batches grouped by shard and condition, overlapping replay ranges merged. */
 import { describe, expect, test } from 'vitest';
-import { groupRelayBatches } from '../../simulator/cli/dead-letters/relay-batch-groups';
+import { groupRelayBatches } from '../../operator/cli/dead-letters/relay-batch-groups';
 
 const batch = (first: string, last = first, overrides: Record<string, unknown> = {}) => ({
   condition: 'RetryAttemptsExhausted',

@@ -14,7 +14,7 @@ import { recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
 import { EXAMPLE_OUTBOX_TABLE, EXAMPLE_RELAY } from '../simulator/support/example-models';
 import { frozenClock, START_MS } from '../simulator/aws/queue-test-kit';
-import { REPLAY_RANGE_MARGIN_MILLISECONDS } from '../../simulator/cli/dead-letters/relay-batch-groups';
+import { REPLAY_RANGE_MARGIN_MILLISECONDS } from '../../operator/cli/dead-letters/relay-batch-groups';
 import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const OUTBOX_TABLE = EXAMPLE_OUTBOX_TABLE;

@@ -19,7 +19,7 @@ import { createKeyedTable, createOutbox } from '../support/proof/tables';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
 import { cli, startOperatorServices, type OperatorServices } from './operator-services';
-import { notAggregateTable } from '../../simulator/cli/aggregate-applications';
+import { notAggregateTable } from '../../operator/cli/aggregate-applications';
 
 const DAY_MS = 86_400_000;
 

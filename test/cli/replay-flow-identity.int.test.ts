@@ -15,7 +15,7 @@ import type { ProducerConfig } from '../../lambda/config';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { SUBSCRIBER_DEPLOYMENT_FORMAT } from '../../lambda/contract/subscriber-deployment';
-import { flowAccountClient } from '../../simulator/cli/flow-account-client';
+import { flowAccountClient } from '../../operator/cli/flow-account-client';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createOutbox } from '../support/proof/tables';
 import { envelopeObject } from '../lambda/helpers';

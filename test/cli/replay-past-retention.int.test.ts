@@ -10,11 +10,11 @@ import type { ProducerConfig } from '../../lambda/config';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { orderedHistoryEvents } from '../../simulator/cli/ordered-replay';
+import { orderedHistoryEvents } from '../../operator/cli/ordered-replay';
 import { localClient } from '../support/dynamodb-client';
 import { createOutbox } from '../support/proof/tables';
 import { envelopeObject } from '../lambda/helpers';
-import { PAST_RETENTION_TEXT } from '../../simulator/cli/replay-command';
+import { PAST_RETENTION_TEXT } from '../../operator/cli/replay-command';
 import { cli, startOperatorServices, type OperatorServices } from './operator-services';
 
 const DAY_MS = 86_400_000;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { terminalOutput, terminalText } from '../../simulator/cli/terminal-text';
+import { terminalOutput, terminalText } from '../../operator/cli/terminal-text';
 
 describe('terminalText: one value from data, on one line', () => {
   test('escapes C0 controls, DEL, C1 controls, bidi and other format characters, separators and unpaired surrogates, as JSON writes them', () => {

@@ -4,7 +4,7 @@
  * has `verdict: { status: 'NOT QUIET', reason }` and it exits with its own code.
  */
 import { expect, test } from 'vitest';
-import { EXIT_CODE } from '../../simulator/cli/command';
+import { EXIT_CODE } from '../../operator/cli/command';
 import { notQuietJson } from '../../simulator/cli/verify-command';
 import type { NotQuietResult } from '../../simulator/verify/verify-run';
 

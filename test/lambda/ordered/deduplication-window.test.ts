@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { nextWindowRecord, smallestWindowSeconds, WINDOW_RAISE_GRACE_SECONDS } from '../../../lambda/ordered/deduplication-window';
-import { unprovenAge } from '../../../lambda/ordered/ordered-event-records';
+import { unprovenAge } from '../../../operator/ordered/ordered-event-records';
 
 const HOUR = 3600;
 const t0 = Date.parse('2026-11-01T00:00:00.000Z');

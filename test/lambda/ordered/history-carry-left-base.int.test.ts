@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../../lambda/config';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
-import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
+import { carryOrderedHeads } from '../../../operator/ordered/outbox-heads';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { orderedHeadKey } from '../../../lambda/contract/ordered-wire-format';
 import { localClient } from '../../support/dynamodb-client';

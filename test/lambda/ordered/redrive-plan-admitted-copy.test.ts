@@ -3,8 +3,8 @@
  * planned as a copy of a letter of the same event id that can not be applied (below the fence, or of a refused generation).
  */
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../../lambda/ordered/redrive-plan';
-import { provenDuplicates } from '../../../simulator/cli/dead-letters/ordered-queue-read';
+import { planOrderedRedrive, type IFenceReader } from '../../../operator/ordered/redrive-plan';
+import { provenDuplicates } from '../../../operator/cli/dead-letters/ordered-queue-read';
 import { ORDERED_ENVELOPE } from '../../../lambda/contract/ordered-wire-format';
 
 const body = (id: string, aggregateId: string, sequence: number, extra: Record<string, unknown> = {}): string =>

@@ -6,8 +6,8 @@
  * redrive-plan-unrecorded.int.test.ts); r4's F3 against DynamoDB Local is in ordered-event-ids' sibling, test/lambda/ordered/r4-review-attacks.int.test.ts.
  */
 import { describe, expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../../lambda/ordered/redrive-plan';
-import type { IOrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
+import { planOrderedRedrive, type IFenceReader } from '../../../operator/ordered/redrive-plan';
+import type { IOrderedEventRecords } from '../../../operator/ordered/ordered-event-records';
 
 const body = (id: string, aggregateId: string, sequence: number): string =>
   JSON.stringify({ specversion: '1.0', id, source: 's', type: 'T', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: {}, partitionkey: aggregateId, sequence: String(sequence).padStart(16, '0') });

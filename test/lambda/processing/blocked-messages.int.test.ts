@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
-import { BlockedMessages, ResolveRefusedError } from '../../../lambda/operator/blocked-messages';
+import { BlockedMessages, ResolveRefusedError } from '../../../operator/blocked/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
 import { ProcessingContextError } from '../../../lambda/processing/processing-context';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { PermanentError, RetryableError } from '../../../lambda/errors';
 import { payloadFingerprint } from '../../../lambda/fingerprint';
-import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
+import { BlockedMessages } from '../../../operator/blocked/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { MAX_RELEASE_ATTEMPTS } from '../../../lambda/processing/step-engine';
 import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, ProcessingRecordStore } from '../../../lambda/processing/record-store';

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
+import { BlockedMessages } from '../../../operator/blocked/blocked-messages';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { PermanentError, RetryableError } from '../../../lambda/errors';

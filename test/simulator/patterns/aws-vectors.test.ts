@@ -13,8 +13,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { compileEventPattern, UnsupportedPatternError } from '../../../simulator/patterns/event-pattern';
-import { compileFilterPolicy, type FilterPolicyScope, type SnsMessageAttribute } from '../../../simulator/patterns/filter-policy';
+import { compileEventPattern, UnsupportedPatternError } from '../../../operator/patterns/event-pattern';
+import { compileFilterPolicy, type FilterPolicyScope, type SnsMessageAttribute } from '../../../operator/patterns/filter-policy';
 
 const VECTORS = path.join(__dirname, 'vectors');
 

@@ -4,7 +4,7 @@ import {
   compilePipeFilterCriteria,
   PIPE_FILTER_PATTERN_DIALECT,
   UnsupportedPatternError,
-} from '../../../simulator/patterns/event-pattern';
+} from '../../../operator/patterns/event-pattern';
 import { outboxFilterPattern } from '../../../lambda/contract/wire-format';
 
 /** A DynamoDB stream record as an EventBridge Pipe presents it to its filter. */

@@ -4,7 +4,7 @@ import {
   UnsupportedPatternError,
   type FilterableMessage,
   type SnsMessageAttribute,
-} from '../../../simulator/patterns/filter-policy';
+} from '../../../operator/patterns/filter-policy';
 
 function bodyMessage(body: unknown): FilterableMessage {
   return { body: typeof body === 'string' ? body : JSON.stringify(body), attributes: {} };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileInputTemplate, InputTemplateError, renderInputTemplate, type PipeReservedVariables } from '../../../simulator/patterns/input-template';
+import { compileInputTemplate, InputTemplateError, renderInputTemplate, type PipeReservedVariables } from '../../../operator/patterns/input-template';
 import { outboxInputTemplate } from '../../../lambda/contract/wire-format';
 
 const envelope = { specversion: '1.0', id: 'e1', source: 'orders', type: 'OrderPlaced', data: { note: 'say "hi"\n' } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateJsonPath, JsonPathSyntaxError, parseJsonPath } from '../../../simulator/patterns/json-path';
+import { evaluateJsonPath, JsonPathSyntaxError, parseJsonPath } from '../../../operator/patterns/json-path';
 
 const document = {
   'detail-type': 'Change',

@@ -5,8 +5,8 @@
  * its recorded answers (./vectors/localstack-eventbridge-event-patterns.json).
  */
 import { describe, expect, it } from 'vitest';
-import { compileEventPattern, UnsupportedPatternError } from '../../../simulator/patterns/event-pattern';
-import { HIGHEST_COMPLEXITY_ACCEPTED, judgeWildcardComplexity, LOWEST_COMPLEXITY_REFUSED, wildcardComplexity } from '../../../simulator/patterns/wildcard-complexity';
+import { compileEventPattern, UnsupportedPatternError } from '../../../operator/patterns/event-pattern';
+import { HIGHEST_COMPLEXITY_ACCEPTED, judgeWildcardComplexity, LOWEST_COMPLEXITY_REFUSED, wildcardComplexity } from '../../../operator/patterns/wildcard-complexity';
 
 describe('wildcardComplexity, as Event Ruler measures it', () => {
   // the wildcard patterns of each test (its exact, prefix and other patterns add nothing to the measure)

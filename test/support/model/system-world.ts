@@ -30,7 +30,7 @@ import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
 import { Outbox } from '../../../lambda/producer/outbox';
 import type { ProducerConfig } from '../../../lambda/config';
-import { compileFilterPolicy } from '../../../simulator/patterns/filter-policy';
+import { compileFilterPolicy } from '../../../operator/patterns/filter-policy';
 import { frozenClock } from '../../simulator/aws/queue-test-kit';
 import { cliAt, startOperatorServices, type OperatorServices } from '../../cli/operator-services';
 import { localClient, uniqueTableName, createTable } from '../dynamodb-client';

@@ -29,7 +29,7 @@ import { AdaptiveBatchRead } from '../../../lambda/consumer/batch-read-policy';
 import { createTransactionalConsumer } from '../../../lambda/consumer/transactional-consumer';
 import type { EventEnvelope } from '../../../lambda/envelope';
 import { RetryableError } from '../../../lambda/errors';
-import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
+import { BlockedMessages } from '../../../operator/blocked/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
 import { unmarshall } from '@aws-sdk/util-dynamodb';

@@ -6,7 +6,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { expect, onTestFinished } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
-import { BlockedMessages, type BlockedMessage, type ResolveBlockedMessageInput } from '../../../lambda/operator/blocked-messages';
+import { BlockedMessages, type BlockedMessage, type ResolveBlockedMessageInput } from '../../../operator/blocked/blocked-messages';
 import { deliverAtLeastOnce, seededRandom } from '../at-least-once';
 import { localClient } from '../dynamodb-client';
 import { CrashInjector, LEASE_CRASH_POINTS, type LeaseCrashPoint } from './crash-injector';

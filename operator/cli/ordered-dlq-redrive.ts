@@ -8,9 +8,9 @@
  * subscribers does not apply: the fence answers a copy of an applied event after its inbox record expired.
  */
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import { planOrderedRedrive, type OrderedDeadLetter } from '../../lambda/ordered/redrive-plan';
-import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
-import { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { planOrderedRedrive, type OrderedDeadLetter } from '../ordered/redrive-plan';
+import { OrderedEventRecords } from '../ordered/ordered-event-records';
+import { SequenceFences } from '../ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
 import { gapLines, orderedDecisions, type OrderedDecision } from './dead-letters/ordered-sends';

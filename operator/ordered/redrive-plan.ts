@@ -2,7 +2,7 @@
  * The fence-respecting redrive of an ordered subscriber's dead letters: which to send back, in which order, which the
  * fence shows applied already, and which sequences are missing (docs/ORDERED-DELIVERY.md, "Operating").
  */
-import { orderedPositionOf, type OrderedPosition } from './ordered-position';
+import { orderedPositionOf, type OrderedPosition } from '../../lambda/ordered/ordered-position';
 import type { IOrderedEventRecords } from './ordered-event-records';
 
 /** A dead letter as the operator read it. */

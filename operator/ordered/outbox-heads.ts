@@ -8,11 +8,11 @@
  * a head whose events no named subscriber's fence can ever apply (`back`, review r8b R8b-3).
  */
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProducerConfig } from '../config';
-import { ORDERED_OUTBOX_ITEM, orderedGenerationKey, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
-import { OUTBOX_ITEM } from '../contract/wire-format';
-import { isConditionalCheckFailed } from '../transaction/cancellation';
-import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+import type { ProducerConfig } from '../../lambda/config';
+import { ORDERED_OUTBOX_ITEM, orderedGenerationKey, orderedHeadKey, SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient, type DynamoDBClientLike } from '../../lambda/transaction/document-client';
 
 /** An ordered subscriber whose sequence fences a carry reads: its name and its inbox table. */
 export interface FencedSubscriber {

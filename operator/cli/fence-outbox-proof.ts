@@ -13,7 +13,7 @@ import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SKIPPED_EVENTS, skippedEventsKey } from '../../lambda/contract/ordered-wire-format';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import type { SequenceFenceState } from '../../lambda/ordered/sequence-fences';
+import type { SequenceFenceState } from '../ordered/sequence-fences';
 import type { SkipEntry } from '../../lambda/ordered/skipped-events';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import type { CommandContext } from './command';

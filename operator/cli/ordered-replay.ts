@@ -8,9 +8,9 @@
  * missing sequence (it would only wait).
  */
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
-import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
-import { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { planOrderedRedrive } from '../ordered/redrive-plan';
+import { OrderedEventRecords } from '../ordered/ordered-event-records';
+import { SequenceFences } from '../ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
 import { EXIT_CODE, type CommandContext } from './command';

@@ -5,8 +5,8 @@
  * letters `dlq redrive` and `fence redrive` would send of such an aggregate are left in the dead-letter queue, with
  * the refusal's reason, until the fences are carried (or moved with `fence skip`).
  */
-import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
-import type { SequenceFences } from '../../../lambda/ordered/sequence-fences';
+import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../ordered/redrive-plan';
+import type { SequenceFences } from '../../ordered/sequence-fences';
 import type { CommandContext } from '../command';
 import { inboxRestoreRefusal } from '../inbox-restore-check';
 import { terminalText } from '../terminal-text';

@@ -4,7 +4,7 @@
  * `fence carry` (./fence-carry.ts). The same sign `fence replay` refuses on (./inbox-restore-check.ts).
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import type { SequenceFenceState } from '../../lambda/ordered/sequence-fences';
+import type { SequenceFenceState } from '../ordered/sequence-fences';
 import type { CommandContext } from './command';
 import { fencesCarried } from './fence-carry';
 

@@ -11,9 +11,9 @@
  * event.
  */
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
-import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
-import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
-import type { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { OrderedEventRecords } from '../ordered/ordered-event-records';
+import { planOrderedRedrive } from '../ordered/redrive-plan';
+import type { SequenceFences } from '../ordered/sequence-fences';
 import { skipDeadLetters, type SkippedDeadLetter } from './dead-letters/skip-dead-letters';
 import { deadLetterOf, deadLetterQueueOf } from './fence-dead-letter-queue';
 import { parsePositiveInteger } from './arguments';

@@ -15,7 +15,7 @@
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { attributesLeavingTheQueue, moveToBack, sendDeduplicationId } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
-import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
+import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
 import { DEFAULT_READ_LIMIT, queueCounts, receiveMessages, releaseMessages, type QueueCounts, type QueueMessage } from './queue-messages';
 

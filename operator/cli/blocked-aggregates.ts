@@ -7,7 +7,7 @@
  */
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
-import type { OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
+import type { OrderedRedrivePlan } from '../ordered/redrive-plan';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from './scan-items';
 import { unreadGapAdvice } from './dead-letters/ordered-sends';

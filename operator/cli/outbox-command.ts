@@ -7,7 +7,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { orderedHeadKey, ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { carryOrderedHeads, type HeadCarry, type OrderedHeadsSource } from '../../lambda/ordered/outbox-heads';
+import { carryOrderedHeads, type HeadCarry, type OrderedHeadsSource } from '../ordered/outbox-heads';
 import { listOption } from './arguments';
 import { formatTable } from './blocked-command';
 import { readSubscriberOutput } from './deployed-subscriber';

@@ -5,7 +5,7 @@
  * `dlq redrive`, `replay` and `fence redrive` use it, so they say the same thing the same way.
  */
 import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
-import type { OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
+import type { OrderedRedrivePlan, PlannedDeadLetter } from '../../ordered/redrive-plan';
 import { terminalText } from '../terminal-text';
 
 /** True when `queueUrl` names an SQS FIFO queue (their names end in `.fifo`, as the URL does). */

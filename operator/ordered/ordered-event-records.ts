@@ -5,11 +5,11 @@
  * id, so below it nothing else tells an applied event from a never-applied one whose sequence another event took.
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { recordKey, TABLE_SCHEMA } from '../contract/wire-format';
-import { findSkip } from './skipped-events';
-import type { OrderedPosition } from './ordered-position';
-import { readWindowRecord, smallestWindowSeconds, type DeduplicationWindowRecord } from './deduplication-window';
+import { toDocumentClient, type DynamoDBClientLike } from '../../lambda/transaction/document-client';
+import { recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { findSkip } from '../../lambda/ordered/skipped-events';
+import type { OrderedPosition } from '../../lambda/ordered/ordered-position';
+import { readWindowRecord, smallestWindowSeconds, type DeduplicationWindowRecord } from '../../lambda/ordered/deduplication-window';
 
 /**
  * What the subscriber holds of an event: `applied` (a live inbox record), `skipped` (a fence skip dropped it), nothing

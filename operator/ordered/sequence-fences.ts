@@ -1,9 +1,9 @@
 /** The operator's view of a subscriber's sequence fences (docs/ORDERED-DELIVERY.md, "Operating"). */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { TABLE_SCHEMA } from '../contract/wire-format';
-import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
-import { recordSkip, type DroppedEvent } from './skipped-events';
+import { toDocumentClient, type DynamoDBClientLike } from '../../lambda/transaction/document-client';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { SEQUENCE_FENCE, sequenceFenceKey } from '../../lambda/contract/ordered-wire-format';
+import { recordSkip, type DroppedEvent } from '../../lambda/ordered/skipped-events';
 
 /** Where a subscriber stands in one aggregate. */
 export interface SequenceFenceState {

@@ -7,7 +7,7 @@
  * later than the block, so the block's time plus the retention is when the copy is gone at the latest. Pure: reads a
  * record or a listed message, calls nothing.
  */
-import type { BlockedMessage } from '../../lambda/operator/blocked-messages';
+import type { BlockedMessage } from '../blocked/blocked-messages';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import type { CopyWait } from './dead-letters/copy-wait';
 import { formatDuration } from './dead-letters/redrive-decision';

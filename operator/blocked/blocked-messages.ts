@@ -5,14 +5,14 @@
  */
 import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { EventFlowError } from '../errors';
-import { mergeContext } from '../processing/processing-context';
-import { parseProcessingRecord, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
-import { truncate } from '../processing/blocked-attributes';
-import { failedConditionRecord, isItemTooLarge, setRemoveExpression } from '../processing/record-writes';
-import { isConditionalCheckFailed } from '../transaction/cancellation';
-import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
+import { EventFlowError } from '../../lambda/errors';
+import { mergeContext } from '../../lambda/processing/processing-context';
+import { parseProcessingRecord, type ProcessingRecordView, type Resolution, type StepState } from '../../lambda/processing/processing-record';
+import { truncate } from '../../lambda/processing/blocked-attributes';
+import { failedConditionRecord, isItemTooLarge, setRemoveExpression } from '../../lambda/processing/record-writes';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient, type DynamoDBClientLike } from '../../lambda/transaction/document-client';
+import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 
 /** The deduplication window restored on a record that does not carry its own (written by an older runtime): 30 days. */
 export const DEFAULT_DEDUPLICATION_WINDOW_SECONDS = 30 * 24 * 60 * 60;

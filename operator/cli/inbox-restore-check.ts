@@ -9,7 +9,7 @@
  * (`--subscriber-added-later`).
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import type { SequenceFenceState } from '../../lambda/ordered/sequence-fences';
+import type { SequenceFenceState } from '../ordered/sequence-fences';
 import type { CommandContext } from './command';
 import { fencesCarried } from './fence-carry';
 import type { HistoryItem } from './ordered-history';

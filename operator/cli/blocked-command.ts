@@ -3,7 +3,7 @@
  * multi-step modes, on top of the `BlockedMessages` API.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../../lambda/operator/blocked-messages';
+import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../blocked/blocked-messages';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import { truncate } from '../../lambda/processing/blocked-attributes';
 import { STEP_STATUS } from '../../lambda/contract/wire-format';

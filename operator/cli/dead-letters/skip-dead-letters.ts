@@ -7,7 +7,7 @@
  * ChangeMessageVisibility, GetQueueAttributes.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
+import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../ordered/redrive-plan';
 import type { QueueMessage } from './queue-messages';
 import { readOrderedDeadLetters } from './ordered-queue-read';
 import { releaseMessages } from './queue-messages';

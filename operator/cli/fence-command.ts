@@ -4,9 +4,9 @@
  * dead letters in the order the fence admits them.
  */
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
-import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
-import { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } from '../ordered/redrive-plan';
+import { OrderedEventRecords } from '../ordered/ordered-event-records';
+import { SequenceFences } from '../ordered/sequence-fences';
 import { releaseMessages } from './dead-letters/queue-messages';
 import { deadLetterOf, deadLetterQueueOf } from './fence-dead-letter-queue';
 import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine } from './dead-letters/ordered-queue-read';
