@@ -10,18 +10,24 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BlockedMessages, ResolveRefusedError } from '../../operator/blocked/blocked-messages';
+import {
+  BlockedMessages,
+  decideSubscriberRedrive,
+  deadLetterView,
+  DEFAULT_DEDUPLICATION_WINDOW_SECONDS,
+  DEFAULT_SAFETY_MARGIN_SECONDS,
+  lookUpInboxRecord,
+  ResolveRefusedError,
+  type DeadLetterView,
+  type QueueMessage,
+  type RedriveDecision,
+} from '../../operator/index';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { ENV } from '../../lambda/contract/environment';
-import { DEFAULT_DEDUPLICATION_WINDOW_SECONDS } from '../../operator/blocked/blocked-messages';
 import type { VirtualClock } from '../aws/clock';
 import type { SimulatedQueue } from '../aws/queue';
 import type { StoredMessage } from '../aws/sqs-messages';
-import { deadLetterView, type DeadLetterView } from '../../operator/cli/dead-letters/dead-letter-view';
-import type { QueueMessage } from '../../operator/cli/dead-letters/queue-messages';
-import { lookUpInboxRecord } from '../../operator/cli/dead-letters/record-lookup';
-import { decideSubscriberRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RedriveDecision } from '../../operator/cli/dead-letters/redrive-decision';
 import type { SubscriberView } from '../observation/run-facts';
 import type { SimulatedEvent } from '../observation/run-facts';
 

@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { S3PayloadStore } from '../../lambda/claim-check/payload-store';
-import { payloadS3Client } from '../../simulator/cli/payload-client';
+import { payloadS3Client } from '../../operator/cli/payload-client';
 
 const BUCKET_REGION = 'eu-west-1';
 const DATA = '{"document":"large"}';
