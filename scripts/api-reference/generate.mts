@@ -1,5 +1,5 @@
 /**
- * Generates the API reference (docs/reference/) from the doc comments of the package's three entry points with TypeDoc
+ * Generates the API reference (docs/reference/) from the doc comments of the packages' four entry points with TypeDoc
  * and typedoc-plugin-markdown:
  *
  *   npm run docs:reference                   writes docs/reference/
@@ -21,7 +21,7 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 export const REFERENCE_DIRECTORY = path.join(REPO, 'docs', 'reference');
 
 /** The package's entry points; each names itself with a `@module` tag (its import path) in its first doc comment. */
-export const ENTRY_POINTS = ['lib/index.ts', 'lambda/index.ts', 'simulator/index.ts'] as const;
+export const ENTRY_POINTS = ['lib/index.ts', 'lambda/index.ts', 'operator/index.ts', 'simulator/index.ts'] as const;
 
 /** The TypeDoc and Markdown options: one page per class, interface, function, type and variable, no source links. */
 function options(outputDirectory: string): TypeDocOptions & PluginOptions {

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * The release's packing step: builds the three packages from a clean tree (`npm run clean`, then jsii over the
- * constructs, failing on any warning, and tsc over the runtime and the simulator) and packs them with `npm pack`, into the directory given
+ * The release's packing step: builds the four packages from a clean tree (`npm run clean`, then jsii over the
+ * constructs, failing on any warning, and tsc over the runtime, the operator package and the simulator) and packs them with `npm pack`, into the directory given
  * (default `dist-release/`). It prints one line per tarball (its path and size) on stdout, or with `--json` npm's JSON
- * report of the three tarballs (thousands of lines: every file of each package) instead; npm's own lines go to stderr.
+ * report of the four tarballs (thousands of lines: every file of each package) instead; npm's own lines go to stderr.
  *
  * The packages have no `prepack`/`prepare` script, as jsii libraries built by projen and aws-cdk-lib publish: a
  * lifecycle script ships inside the published package.json, and `jsii-pacmak` runs `npm pack` on the installed package

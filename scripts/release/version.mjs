@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 /**
- * Sets the version of the three packages in one step (they are released together at one version): the three
- * package.json files (`npm version --workspaces --include-workspace-root`, no git tag), the lock file
+ * Sets the version of the four packages in one step (they are released together at one version): the four
+ * package.json files (`npm version --workspaces --include-workspace-root`, no git tag), the simulator's exact
+ * dependency on the operator package (which `npm version` leaves as it was), the lock file
  * (`npm install --package-lock-only`), and CHANGELOG.md (its [Unreleased] section becomes the version's, dated today,
  * UTC, under a new empty [Unreleased]).
  *
  * Usage: node scripts/release/version.mjs <X.Y.Z> [--date YYYY-MM-DD]     (npm run release:version -- 1.0.0)
  * Then: npm run release:pack (the tarballs), npm run release:baseline (the API baseline jsii-diff compares with),
- * commit, tag vX.Y.Z, and `npm publish <tarball>` for each of the three.
+ * commit, tag vX.Y.Z, and `npm publish <tarball>` for each of the four.
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -43,6 +44,11 @@ function npm(args) {
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (status ${result.status})`);
 }
 npm(['version', version, '--no-git-tag-version', '--allow-same-version', '--workspaces', '--include-workspace-root']);
+// the simulator depends on the operator package of its own version (its bin hands simulate, verify and init to the simulator)
+const simulatorManifestPath = path.join(repo, 'simulator', 'package.json');
+const simulatorManifest = JSON.parse(fs.readFileSync(simulatorManifestPath, 'utf8'));
+simulatorManifest.dependencies['@idempotent-event-flow/operator'] = version;
+fs.writeFileSync(simulatorManifestPath, `${JSON.stringify(simulatorManifest, null, 2)}\n`);
 npm(['install', '--package-lock-only', '--no-audit', '--no-fund']);
 
 const released = changelog
@@ -50,10 +56,12 @@ const released = changelog
   .replace(/\n\[Unreleased\]: .*\n/, (line) => `${line}[${version}]: https://github.com/idempotent-event-flow/idempotent-event-flow/releases/tag/v${version}\n`);
 fs.writeFileSync(changelogPath, released);
 
-for (const directory of ['.', 'lambda', 'simulator']) {
+for (const directory of ['.', 'lambda', 'operator', 'simulator']) {
   const manifest = JSON.parse(fs.readFileSync(path.join(repo, directory, 'package.json'), 'utf8'));
   if (manifest.version !== version) throw new Error(`${directory}/package.json is at ${manifest.version}, not ${version}`);
   console.log(`${manifest.name}: ${manifest.version}`);
 }
+const pinned = JSON.parse(fs.readFileSync(simulatorManifestPath, 'utf8')).dependencies['@idempotent-event-flow/operator'];
+if (pinned !== version) throw new Error(`simulator/package.json depends on @idempotent-event-flow/operator ${pinned}, not ${version}`);
 console.log(`CHANGELOG.md: [Unreleased] released as [${version}] - ${date}`);
-console.log('next: npm run release:pack && npm run release:baseline, then commit, tag and publish the three tarballs');
+console.log('next: npm run release:pack && npm run release:baseline, then commit, tag and publish the four tarballs');

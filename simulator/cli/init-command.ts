@@ -1,10 +1,10 @@
 /**
  * `idempotent-event-flow init <directory> [--name <app name>]`: writes a small CDK app with a flow (a producer writing
  * through the outbox, one subscriber), its Template tests, a simulation scenario and a CI script, from the templates
- * the simulator package ships (simulator/init/starter.ts), its three packages pinned to this command's version.
+ * the simulator package ships (simulator/init/starter.ts), its four packages pinned to this command's version.
  */
 import * as path from 'node:path';
-import { installedTarballs, registrySource, tarballSource, tarballsIn, type PackageSource } from '../init/package-source';
+import { installedTarballs, registrySource, STARTER_PACKAGES, tarballSource, tarballsIn, type PackageSource } from '../init/package-source';
 import { appNameProblem, StarterRefusal, starterValues, writeStarter } from '../init/starter';
 import { EXIT_CODE, INVOCATION, PROGRAM, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 import { simulatorPackage } from './package-manifest';
@@ -17,14 +17,15 @@ const USAGE = `Usage: ${PROGRAM} init <directory> [--name <app name>] [--tarball
 Writes a small CDK TypeScript app into <directory> (created when missing; refused, exit code 3, unless empty): an
 IdempotentEventFlow in a stack, a producer that writes its orders through the outbox, one subscriber, Template tests
 (vitest), a simulation scenario, and a CI script (npm run ci) that type-checks, tests and simulates. The app depends on
-idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator of this command's version:
+idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and
+@idempotent-event-flow/simulator of this command's version:
 from the tarballs this command was installed from, when it was (npm install <tarball>, npx --package <tarball>), else
 from the npm registry; it says which.
 
 Options:
   --name <app name>   the app's package name (lower-case words joined by hyphens, e.g. order-service; its stack is
                       the name in PascalCase). Default: the directory's name
-  --tarballs <dir>    take the three packages from the release tarballs in <dir> (as npm run release:pack writes
+  --tarballs <dir>    take the four packages from the release tarballs in <dir> (as npm run release:pack writes
                       them), as file: specs in the app's package.json
 `;
 
@@ -86,7 +87,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       `Wrote the app ${values.appName} (stack ${values.stackName}, idempotent-event-flow ${values.version}) into ${target}:`,
       ...written.map((file) => `  ${file}`),
       '',
-      `Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: ${values.packagesFrom}.`,
+      `Its packages ${Object.values(STARTER_PACKAGES).slice(0, -1).join(', ')} and ${Object.values(STARTER_PACKAGES).at(-1)}: ${values.packagesFrom}.`,
       '',
       ...nextSteps(shownPath(cwd, target)),
       '',

@@ -1,24 +1,25 @@
 /**
- * Where the starter app `init` writes gets this project's three packages from: the npm registry at the simulator's own
+ * Where the starter app `init` writes gets this project's four packages from: the npm registry at the simulator's own
  * version, or release tarballs (a release trial, a private mirror, before a version is published). `--tarballs <dir>`
- * names a directory holding the three; else, when the simulator that runs `init` was itself installed from a tarball
+ * names a directory holding the four; else, when the simulator that runs `init` was itself installed from a tarball
  * (`npm install ./idempotent-event-flow-simulator-<version>.tgz`, `npx --package <tarball>`), the app takes the tarballs
  * it came from, so `npm install` in the app installs what the user has rather than a version the registry may lack.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-/** The three packages the starter depends on, by the placeholder of its package.json that takes each one's spec. */
+/** The four packages the starter depends on, by the placeholder of its package.json that takes each one's spec. */
 export const STARTER_PACKAGES = {
   constructsSpec: 'idempotent-event-flow',
   runtimeSpec: '@idempotent-event-flow/runtime',
+  operatorSpec: '@idempotent-event-flow/operator',
   simulatorSpec: '@idempotent-event-flow/simulator',
 } as const;
 
-/** A placeholder of the starter's package.json naming one of its three packages' specs. */
+/** A placeholder of the starter's package.json naming one of its four packages' specs. */
 export type PackageSpecKey = keyof typeof STARTER_PACKAGES;
 
-/** Where the starter's three packages come from: each one's package.json spec, and the words that say so. */
+/** Where the starter's four packages come from: each one's package.json spec, and the words that say so. */
 export interface PackageSource {
   readonly specs: Readonly<Record<PackageSpecKey, string>>;
   /** E.g. `version 1.0.0 from the npm registry`, or `the tarballs in /tmp/release`. */
@@ -34,7 +35,7 @@ export function tarballNames(packageName: string, version: string): string[] {
 const specKeys = Object.keys(STARTER_PACKAGES) as PackageSpecKey[];
 const fileSpec = (tarball: string) => `file:${tarball.split(path.sep).join('/')}`;
 
-/** The three tarballs of `version` in `directory` (absolute paths), or the file names not found there. */
+/** The four tarballs of `version` in `directory` (absolute paths), or the file names not found there. */
 export function tarballsIn(directory: string, version: string): { readonly tarballs: Record<PackageSpecKey, string> } | { readonly missing: string[] } {
   const found: Partial<Record<PackageSpecKey, string>> = {};
   const missing: string[] = [];
@@ -49,7 +50,7 @@ export function tarballsIn(directory: string, version: string): { readonly tarba
 
 /**
  * The tarballs the simulator at `simulatorRoot` was installed from, when it was: the project above its `node_modules`
- * names it with a `file:` spec of a `.tgz`; the other two packages are the project's own tarball specs, or their
+ * names it with a `file:` spec of a `.tgz`; the other three packages are the project's own tarball specs, or their
  * tarballs of `version` beside the simulator's. Undefined when it was not installed from a tarball, or a tarball is
  * missing.
  */
@@ -81,12 +82,12 @@ export function installedTarballs(simulatorRoot: string, version: string): Recor
   return found as Record<PackageSpecKey, string>;
 }
 
-/** The three packages as `file:` specs of `tarballs`, said as where they are. */
+/** The four packages as `file:` specs of `tarballs`, said as where they are. */
 export function tarballSource(tarballs: Record<PackageSpecKey, string>, said: string): PackageSource {
   return { specs: Object.fromEntries(specKeys.map((key) => [key, fileSpec(tarballs[key])])) as Record<PackageSpecKey, string>, said };
 }
 
-/** The three packages from the npm registry, at `version` exactly. */
+/** The four packages from the npm registry, at `version` exactly. */
 export function registrySource(version: string): PackageSource {
   return { specs: Object.fromEntries(specKeys.map((key) => [key, version])) as Record<PackageSpecKey, string>, said: `version ${version} from the npm registry` };
 }

@@ -30,9 +30,9 @@ export interface StarterValues extends Readonly<Record<PackageSpecKey, string>> 
   readonly appName: string;
   /** The app's stack name, the app name in PascalCase (e.g. `OrderService`). */
   readonly stackName: string;
-  /** The version of the three packages the app depends on: the simulator's own. */
+  /** The version of the four packages the app depends on: the simulator's own. */
   readonly version: string;
-  /** Where the three packages come from, in words (the specs are `constructsSpec`, `runtimeSpec`, `simulatorSpec`). */
+  /** Where the four packages come from, in words (the specs are `constructsSpec`, `runtimeSpec`, `operatorSpec`, `simulatorSpec`). */
   readonly packagesFrom: string;
 }
 

@@ -21,7 +21,7 @@ const readJson = <T>(file: string): T => JSON.parse(fs.readFileSync(file, 'utf8'
 const SIMULATOR_MANIFEST = readJson<{ version: string; files: string[] }>(path.join(REPO, 'simulator', 'package.json'));
 const ROOT_MANIFEST = readJson<{ devDependencies: Record<string, string>; peerDependencies: Record<string, string> }>(path.join(REPO, 'package.json'));
 const VERSION = SIMULATOR_MANIFEST.version;
-const OURS = ['idempotent-event-flow', '@idempotent-event-flow/runtime', '@idempotent-event-flow/simulator'];
+const OURS = ['idempotent-event-flow', '@idempotent-event-flow/runtime', '@idempotent-event-flow/operator', '@idempotent-event-flow/simulator'];
 
 /** Every file under `dir`, relative and `/`-separated, sorted. */
 function filesUnder(dir: string, prefix = ''): string[] {
@@ -95,6 +95,7 @@ describe('init writes the starter app', () => {
     expect(Object.keys(manifest.dependencies).sort()).toEqual(['@idempotent-event-flow/runtime', 'aws-cdk-lib', 'constructs', 'idempotent-event-flow']);
     expect(Object.keys(manifest.devDependencies).sort()).toEqual([
       '@aws-sdk/lib-dynamodb',
+      '@idempotent-event-flow/operator',
       '@idempotent-event-flow/simulator',
       '@types/node',
       'aws-cdk',

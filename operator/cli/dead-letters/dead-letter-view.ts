@@ -43,7 +43,7 @@ export interface DeadLetterView {
   readonly queueUrl: string;
   readonly messageId: string;
   /**
-   * Why it is on this queue now: `iefErrorName` of a dead letter the runtime sent, or one of {@link DEAD_LETTER_REASON},
+   * Why it is on this queue now: `iefErrorName` of a dead letter the runtime sent, or one of the runtime's `DEAD_LETTER_REASON`,
    * or the pipe's condition for a relay dead letter.
    */
   readonly reason: string;

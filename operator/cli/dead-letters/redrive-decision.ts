@@ -117,7 +117,7 @@ export interface SubscriberRedriveRules extends RedriveRules {
 /**
  * What `dlq redrive` decides for one dead letter of a subscriber, and what the simulator's operator pass decides by the
  * same code: every dead letter of a subscriber in aggregate mode is refused (it keeps no inbox: an event whose id left
- * its aggregate's list would be applied again), else {@link decideRedrive}.
+ * its aggregate's list would be applied again), else `decideRedrive`.
  */
 export function decideSubscriberRedrive(view: DeadLetterView, record: RecordLookup, rules: SubscriberRedriveRules): RedriveDecision {
   if (rules.processingMode === 'aggregate') {
