@@ -43,7 +43,10 @@ function npm(args) {
   const result = spawnSync('npm', args, { cwd: repo, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`npm ${args.join(' ')} failed (status ${result.status})`);
 }
-npm(['version', version, '--no-git-tag-version', '--allow-same-version', '--workspaces', '--include-workspace-root']);
+// --no-workspaces-update: npm would otherwise update the install right away, while the simulator still pins the
+// operator package's old version, which then is no workspace's: npm would fetch it from the registry (404 before the
+// first release). The simulator's pin is set next, then the lock file is written.
+npm(['version', version, '--no-git-tag-version', '--allow-same-version', '--workspaces', '--include-workspace-root', '--no-workspaces-update']);
 // the simulator depends on the operator package of its own version (its bin hands simulate, verify and init to the simulator)
 const simulatorManifestPath = path.join(repo, 'simulator', 'package.json');
 const simulatorManifest = JSON.parse(fs.readFileSync(simulatorManifestPath, 'utf8'));
