@@ -1,6 +1,6 @@
 /**
  * `idempotent-event-flow init <directory>` (issue 44's starter): the files it writes from the templates the simulator
- * package ships, their placeholders filled in (the app's name, its stack's, the three packages pinned to the command's
+ * package ships, their placeholders filled in (the app's name, its stack's, the four packages pinned to the command's
  * own version), its refusals (a directory that is not empty, an invalid app name: nothing written) and the next steps
  * it prints. That the written app installs from the release tarballs, passes its tests and its simulation is
  * test/package/package.test.ts's.
@@ -81,7 +81,7 @@ describe('init writes the starter app', () => {
     expect(manifest.name).toBe('order-service');
     expect(manifest.private).toBe(true);
     const all = { ...manifest.dependencies, ...manifest.devDependencies };
-    // the three packages of one version, the command's own, exactly
+    // the four packages of one version, the command's own, exactly
     for (const name of OURS) expect(all[name], name).toBe(VERSION);
     expect(fs.readFileSync(path.join(app, 'bin', 'app.ts'), 'utf8')).toContain("new OrdersStack(app, 'OrderService');");
     expect(fs.readFileSync(path.join(app, 'test', 'orders-stack.test.ts'), 'utf8')).toContain("new OrdersStack(app, 'OrderService');");
@@ -159,10 +159,10 @@ describe('init writes the starter app', () => {
 
   test('without tarballs, its packages come from the npm registry at the command\'s version, and it says so', async () => {
     const result = await init('order-service');
-    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: version ${VERSION} from the npm registry.\n`);
+    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and @idempotent-event-flow/simulator: version ${VERSION} from the npm registry.\n`);
   });
 
-  test('--tarballs <dir>: its package.json takes the three packages from the release tarballs there (file: specs), and it says so; a missing tarball writes nothing', async () => {
+  test('--tarballs <dir>: its package.json takes the four packages from the release tarballs there (file: specs), and it says so; a missing tarball writes nothing', async () => {
     const release = path.join(tmp, 'release');
     fs.mkdirSync(release);
     for (const name of OURS) fs.writeFileSync(path.join(release, tarballNames(name, VERSION)[0]!), 'not read');
@@ -173,9 +173,10 @@ describe('init writes the starter app', () => {
     expect(OURS.map((name) => all[name])).toEqual([
       `file:${path.join(release, `idempotent-event-flow-${VERSION}.tgz`)}`,
       `file:${path.join(release, `idempotent-event-flow-runtime-${VERSION}.tgz`)}`,
+      `file:${path.join(release, `idempotent-event-flow-operator-${VERSION}.tgz`)}`,
       `file:${path.join(release, `idempotent-event-flow-simulator-${VERSION}.tgz`)}`,
     ]);
-    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: the tarballs in ${release} (--tarballs).\n`);
+    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and @idempotent-event-flow/simulator: the tarballs in ${release} (--tarballs).\n`);
 
     fs.rmSync(path.join(release, `idempotent-event-flow-runtime-${VERSION}.tgz`));
     const missing = await init('other-service', '--tarballs', 'release');
@@ -196,6 +197,7 @@ describe('init writes the starter app', () => {
     expect(installedTarballs(root, '1.2.3')).toEqual({
       constructsSpec: path.join(release, 'idempotent-event-flow-1.2.3.tgz'),
       runtimeSpec: path.join(release, 'idempotent-event-flow-runtime-1.2.3.tgz'),
+      operatorSpec: path.join(release, 'idempotent-event-flow-operator-1.2.3.tgz'),
       simulatorSpec: path.join(release, 'idempotent-event-flow-simulator-1.2.3.tgz'),
     });
     // from the registry (a version spec), or a tarball of the others missing: none
@@ -278,6 +280,7 @@ describe('the app name and the templates', () => {
       version: '1.0.0',
       constructsSpec: '1.0.0',
       runtimeSpec: '1.0.0',
+      operatorSpec: '1.0.0',
       simulatorSpec: '1.0.0',
       packagesFrom: 'version 1.0.0 from the npm registry',
     });

@@ -876,7 +876,7 @@ describe('a CDK app installed from the three tarballs', () => {
 
     test('is written by the installed command, its three packages from the tarballs the command was installed from (the user app names them with file: specs), with the next steps', () => {
       expect(initOutput).toContain(`Wrote the app ${APP_NAME} (stack OrderService, idempotent-event-flow ${installedPackage.simulator.version}) into ${starter}:`);
-      expect(initOutput).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: the tarballs this command was installed from (${fs.realpathSync(tmp)}).`);
+      expect(initOutput).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and @idempotent-event-flow/simulator: the tarballs this command was installed from (${fs.realpathSync(tmp)}).`);
       expect(initOutput).toMatch(/Next steps:\n  cd order-service\n  npm install\n  npm run ci /);
       const pinned = { ...generated.dependencies, ...generated.devDependencies };
       for (const name of OUR_NAMES) expect(pinned[name], name).toBe(`file:${path.join(fs.realpathSync(tmp), tarballOf(name))}`);
