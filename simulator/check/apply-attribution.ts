@@ -24,6 +24,11 @@
  *   or wrote it: a lost update, from a copy kept in memory since an earlier invocation (two environments' module-level
  *   caches overwriting each other), or from a read in the same invocation (a read, then a write without a condition).
  *
+ * - a lease or multi-step effect made by an HTTP call (which writes nothing to DynamoDB) outside the lease: the
+ *   simulator hears each call a function makes to a service outside it, with how many DynamoDB requests its
+ *   invocation had sent by then (./outside-calls.ts); a call made while no processing record of the invocation held a
+ *   lease (before the claim, after the completion) is repeated by each redelivery.
+ *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
 import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
@@ -32,6 +37,8 @@ import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
 import { WRITE_OPERATIONS } from '../aws/request-items';
 import { writtenOutboxEvents } from '../observation/outbox-writes';
+import type { OutsideCall } from '../lambda/worker-protocol';
+import { callsOutsideLease, leaseCallsText, type RuntimeWrite } from './outside-calls';
 import { fixFor, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
 
 /** One event's story: in words, and as the structured cause. */
@@ -80,6 +87,8 @@ interface WriteSeen {
   readonly body: string;
   readonly tables: readonly string[];
   readonly fault: RequestFault;
+  /** Its number in the order the function sent its invocation's requests. @default unknown */
+  readonly sequence?: number;
   applied: boolean;
   /** When DynamoDB answered it, in the run's order of answers (every watched function's). */
   answered?: number;
@@ -104,6 +113,8 @@ interface InvocationSeen {
   readonly reads: readonly ReadSeen[];
   /** The number of the execution environment it ran in (per function). @default unknown */
   readonly environment?: number;
+  /** Its HTTP calls outside the simulator, in the order it started them. */
+  readonly calls: readonly OutsideCall[];
 }
 
 /** One application of an event (see the module comment). */
@@ -121,6 +132,7 @@ export class ApplyAttribution {
   private readonly pending = new Map<string, WriteSeen[]>();
   private readonly pendingReads = new Map<string, ReadSeen[]>();
   private readonly pendingEnvironments = new Map<string, number>();
+  private readonly pendingCalls = new Map<string, OutsideCall[]>();
   /** DynamoDB's answers so far, to the watched functions' writes and reads. */
   private answers = 0;
   private readonly invocations = new Map<string, InvocationSeen[]>();
@@ -146,6 +158,7 @@ export class ApplyAttribution {
     this.pending.clear();
     this.pendingReads.clear();
     this.pendingEnvironments.clear();
+    this.pendingCalls.clear();
     this.invocations.clear();
   }
 
@@ -161,7 +174,7 @@ export class ApplyAttribution {
   public onRequest(
     functionKey: string,
     invocationKey: string,
-    request: { readonly operation: string; readonly index: number; readonly body: Buffer },
+    request: { readonly operation: string; readonly index: number; readonly body: Buffer; readonly sequence?: number },
     fault: RequestFault,
     environment?: number,
   ): void {
@@ -178,8 +191,16 @@ export class ApplyAttribution {
     if (!WRITE_OPERATIONS.has(request.operation)) return;
     const body = request.body.toString('utf8');
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
-    writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, applied: false });
+    writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, ...(request.sequence === undefined ? {} : { sequence: request.sequence }), applied: false });
     this.pending.set(`${functionKey}|${invocationKey}`, writes);
+  }
+
+  /** An HTTP call an invocation started to a service outside the simulator. */
+  public onOutsideCall(functionKey: string, invocationKey: string, call: OutsideCall): void {
+    if (!this.consumers.has(functionKey)) return;
+    const calls = this.pendingCalls.get(`${functionKey}|${invocationKey}`) ?? [];
+    calls.push(call);
+    this.pendingCalls.set(`${functionKey}|${invocationKey}`, calls);
   }
 
   /** Whether DynamoDB applied a request of an invocation. */
@@ -212,6 +233,8 @@ export class ApplyAttribution {
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
     const reads = this.pendingReads.get(`${functionKey}|${invocationKey}`) ?? [];
     const environment = this.pendingEnvironments.get(`${functionKey}|${invocationKey}`);
+    const calls = this.pendingCalls.get(`${functionKey}|${invocationKey}`) ?? [];
+    this.pendingCalls.delete(`${functionKey}|${invocationKey}`);
     this.pending.delete(`${functionKey}|${invocationKey}`);
     this.pendingReads.delete(`${functionKey}|${invocationKey}`);
     this.pendingEnvironments.delete(`${functionKey}|${invocationKey}`);
@@ -229,6 +252,7 @@ export class ApplyAttribution {
       writes,
       reads,
       ...(environment === undefined ? {} : { environment }),
+      calls,
     });
     this.invocations.set(functionKey, seen);
   }
@@ -407,6 +431,9 @@ export class ApplyAttribution {
 
   private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
     const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
+    // an HTTP call made outside the lease (or a step) is the mistake whatever fault met each delivery
+    const outside = consumer.mode === 'lease' || consumer.mode === 'multi-step' ? this.outsideLease(consumer, carrying, eventId) : undefined;
+    if (outside !== undefined) return outside;
     const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId, (write) => this.addsToAggregate(functionKey, consumer, write, eventId)));
     if (applications.length >= 2) {
       const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));
@@ -495,6 +522,42 @@ export class ApplyAttribution {
       };
     }
     return undefined;
+  }
+
+  /**
+   * A lease or multi-step consumer's HTTP calls made for the event outside every lease its invocations held, repeated
+   * (by two invocations, or twice by one): the `effect-outside-lease` (`effect-outside-step`) cause; undefined when
+   * there is none (see ./outside-calls.ts).
+   */
+  private outsideLease(consumer: AttributedConsumer, carrying: readonly InvocationSeen[], eventId: string): Told | undefined {
+    const made = carrying.flatMap((invocation) => {
+      const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
+      const subjects = new Map(invocation.messages.flatMap((message) => (message.eventId === undefined || message.subject === undefined ? [] : [[message.eventId, message.subject] as const])));
+      const runtimeWrites: RuntimeWrite[] = invocation.writes.flatMap((write) => {
+        const event = inboxEventOf(consumer, write, carried);
+        return event === undefined ? [] : [{ eventId: event, sequence: write.sequence, applied: write.applied, body: write.body }];
+      });
+      return callsOutsideLease(invocation.calls, runtimeWrites, carried, subjects)
+        .filter((call) => call.eventIds.includes(eventId))
+        .map((call) => ({ invocation, call }));
+    });
+    const step = consumer.mode === 'multi-step';
+    const told = leaseCallsText(made.map(({ invocation, call }) => ({ invocation: this.label(invocation, eventId), call })), step);
+    if (told === undefined) return undefined;
+    const kind: CauseKind = step ? 'effect-outside-step' : 'effect-outside-lease';
+    const invocations = [...new Set(told.made.map(({ index }) => made[index]!.invocation))];
+    return {
+      text: `${told.text}: ${fixFor(kind)}`,
+      cause: {
+        kind,
+        subscriber: consumer.subscriber,
+        eventIds: [eventId],
+        invocations: invocations.map((invocation, index) => this.reference(invocation, eventId, index === 0 ? 'applied' : 'applied-again')),
+        requests: [],
+        calls: told.calls,
+        fix: fixFor(kind),
+      },
+    };
   }
 
   /**

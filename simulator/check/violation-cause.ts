@@ -40,6 +40,13 @@ export type CauseKind =
   | 'lost-update'
   /** A producer drew a new event id on each attempt: one command committed under two ids. */
   | 'event-id-per-attempt'
+  /**
+   * A lease consumer's handler called an outside service (HTTP) before the runtime claimed the lease, or after it ended,
+   * instead of in `handle`: a redelivery repeats the call, whatever the lease recorded.
+   */
+  | 'effect-outside-lease'
+  /** A multi-step consumer's handler called an outside service (HTTP) outside its steps: a redelivery repeats the call. */
+  | 'effect-outside-step'
   /** Applied again, and the run shows by which invocation, not why. */
   | 'applied-again';
 
@@ -65,6 +72,24 @@ export interface RequestReference {
   readonly count: number;
   /** The injected fault: `lose-response` (applied, reply lost), `conflict`, `throttle`, `crash-before`... @default none */
   readonly fault?: string;
+}
+
+/**
+ * HTTP calls of a cause, to a service outside the simulator (the app's own, e.g. a payment provider): a method, host
+ * and path, how many the invocations of the cause made, and where they stood against the runtime's lease.
+ */
+export interface CallReference {
+  readonly method: string;
+  /** `host:port`. */
+  readonly host: string;
+  /** Without the query string. */
+  readonly path: string;
+  readonly count: number;
+  /**
+   * `before-claim`: before the runtime's first write of the event's processing record (the lease claim);
+   * `after-lease`: after the runtime's writes began, with no lease held (completed, released, or a claim refused).
+   */
+  readonly when: 'before-claim' | 'after-lease';
 }
 
 /** A setting of the app the cause lies in: its name, the value the run used, and what the run showed of the value it needs. */
@@ -98,6 +123,8 @@ export interface ViolationCause {
   readonly invocations: readonly InvocationReference[];
   /** The requests that show it (the write outside the transaction, the call whose response was lost...). */
   readonly requests: readonly RequestReference[];
+  /** The HTTP calls outside the simulator that show it (a call made outside the lease or a step). @default none */
+  readonly calls?: readonly CallReference[];
   /** The setting it lies in. @default none */
   readonly setting?: SettingReference;
   /** The change to make, in a sentence. */
@@ -125,6 +152,10 @@ const FIXES: Record<CauseKind, string> = {
   'state-kept-between-attempts': 'compute each write from the event and what the transaction reads, never from a module-level cache',
   'lost-update': 'compute the write from what the item holds when the transaction commits: ADD, or SET a = a + :n, or a condition on the value read (a ConditionExpression in tx.update), never a value computed from an earlier read',
   'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
+  'effect-outside-lease':
+    "move the call inside the lease's handle (createLeaseConsumer's handle, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside it",
+  'effect-outside-step':
+    'move the call into a step (a step of createMultiStepConsumer, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside a step',
   'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
 };
 

@@ -8,6 +8,7 @@
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import { conflictReply, INJECTED_CONFLICT_MESSAGE, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
 import type { RequestScheduling, ScheduledRequest } from '../schedule/schedule-types';
+import { REQUEST_SEQUENCE_HEADER } from '../lambda/worker-protocol';
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
@@ -29,6 +30,12 @@ export interface ProxiedRequest {
   readonly index: number;
   /** The request body (DynamoDB JSON). */
   readonly body: Buffer;
+  /**
+   * The request's number within the invocation in the order the function SENT them (a replayable worker's
+   * `x-ief-simulator-request` header), which {@link index} is not when the scheduler forwards requests sent at once in
+   * another order. @default unknown (a worker that is not replayable numbers nothing)
+   */
+  readonly sequence?: number;
 }
 
 /** What a crash fault reports. */
@@ -62,6 +69,8 @@ export interface DynamoDbProxy {
 }
 
 const TARGET_HEADER = 'x-amz-target';
+/** The worker's number of a request (see {@link ProxiedRequest.sequence}): read here, never forwarded. */
+const SEQUENCE_HEADER = REQUEST_SEQUENCE_HEADER;
 /** How long an upstream connection may stay idle in the pool before the proxy closes it. */
 const UPSTREAM_IDLE_MS = 2_000;
 /** Headers that describe one connection, not the message: never copied from one side to the other. */
@@ -232,7 +241,8 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
     if (current.crashed) return scheduled?.ended();
     current.requests += 1;
     if (denied !== undefined) return answer(scheduled, () => accessDenied(response, denied));
-    const request: ProxiedRequest = { operation, index: current.requests, body };
+    const sequence = Number(incoming.headers[SEQUENCE_HEADER]);
+    const request: ProxiedRequest = { operation, index: current.requests, body, ...(Number.isInteger(sequence) && sequence > 0 ? { sequence } : {}) };
     const fault = current.decide(request);
     switch (fault) {
       case 'none': {
@@ -319,7 +329,7 @@ function withTokenInNamespace(body: Buffer, namespace: string): Buffer {
 }
 
 function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase())));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase()) && name.toLowerCase() !== SEQUENCE_HEADER));
 }
 
 function reply(response: ServerResponse, upstream: UpstreamReply, now?: () => number): void {

@@ -16,7 +16,7 @@ import { awsRequestIdOf, lambdaContextData, newLogStreamName, type LambdaFunctio
 import type { ScheduledEnvironment } from '../schedule/scheduled-environment';
 import { WORKER_STALL_LIMIT_MS, WorkerStalledError } from '../schedule/worker-stall';
 import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
-import type { FireTimerMessage, InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
+import type { FireTimerMessage, InvokeMessage, OutsideCall, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
 
 /**
  * How long loading the handler may take, in real time, without a scheduler: Lambda's init phase limit
@@ -74,6 +74,8 @@ type InitResult =
 
 interface RunningInvocation {
   readonly invocationId: number;
+  /** Hears each HTTP call of the invocation outside the simulator. */
+  readonly onOutsideCall?: (call: OutsideCall) => void;
   /** Ends the invocation with `outcome`; the environment is disposed first unless `keepWarm`. */
   finish(outcome: InvocationOutcome, keepWarm: boolean): void;
   /** Stops the invocation without an outcome (the run cannot go on): disposes the environment, then rejects with `error`. */
@@ -166,16 +168,18 @@ export class ExecutionEnvironment {
    * Runs one invocation: waits for the handler to load (a cold start), sends the event, and resolves with what became of
    * it. `decide` picks the fault of each DynamoDB request the invocation makes. `began` is called once the invocation
    * was sent to the worker, or once it is known that it will not be. `onAnswered` hears whether DynamoDB applied each
-   * request (see {@link DynamoDbProxy.beginInvocation}).
+   * request (see {@link DynamoDbProxy.beginInvocation}). `onOutsideCall` hears each HTTP call the invocation starts to
+   * a service outside the simulator (a replayable worker's only).
    */
   public async invoke(
     event: unknown,
     decide: (request: ProxiedRequest) => RequestFault,
     began?: () => void,
     onAnswered?: (request: ProxiedRequest, answer: RequestAnswer) => void,
+    onOutsideCall?: (call: OutsideCall) => void,
   ): Promise<InvocationOutcome> {
     try {
-      return await this.invokeOnce(event, decide, began, onAnswered);
+      return await this.invokeOnce(event, decide, began, onAnswered, onOutsideCall);
     } finally {
       began?.();
     }
@@ -186,6 +190,7 @@ export class ExecutionEnvironment {
     decide: (request: ProxiedRequest) => RequestFault,
     began: (() => void) | undefined,
     onAnswered: ((request: ProxiedRequest, answer: RequestAnswer) => void) | undefined,
+    onOutsideCall?: (call: OutsideCall) => void,
   ): Promise<InvocationOutcome> {
     if (this.current !== undefined) throw new Error(`the execution environment of function ${this.options.fn.key} is already running an invocation`);
     // an environment that was disposed has its init decided: a runtime that died while it initialized (a spare) fails
@@ -209,6 +214,7 @@ export class ExecutionEnvironment {
       const timer = this.options.scheduling === undefined ? setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), timeoutSeconds * 1000) : undefined;
       const invocation: RunningInvocation = {
         invocationId,
+        ...(onOutsideCall === undefined ? {} : { onOutsideCall }),
         abandon: (error) => {
           if (settled) return;
           settled = true;
@@ -304,6 +310,11 @@ export class ExecutionEnvironment {
         return this.onRuntimeDeath(message);
       case 'quiet':
         return this.options.scheduling?.environment.quiet(message);
+      case 'outside-call': {
+        if (this.current?.invocationId !== message.invocationId) return;
+        const { type: _type, invocationId: _invocationId, ...call } = message;
+        return this.current.onOutsideCall?.(call);
+      }
     }
   }
 

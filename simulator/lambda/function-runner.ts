@@ -26,6 +26,7 @@ import type { StartHold } from '../schedule/schedule-types';
 import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
 import { ExecutionEnvironment } from './execution-environment';
 import type { LambdaFunctionIdentity } from './lambda-context';
+import type { OutsideCall } from './worker-protocol';
 
 /** What a runner needs. */
 export interface FunctionRunnerOptions {
@@ -66,6 +67,8 @@ export interface FunctionRunnerOptions {
   readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
   /** Hears whether DynamoDB applied each request of an invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
+  /** Hears each HTTP call an invocation starts to a service outside the simulator (under a scheduler only). @default not heard */
+  readonly onOutsideCall?: (invocationKey: string, call: OutsideCall) => void;
   /** `AWS_LAMBDA_FUNCTION_NAME` and the context's `functionName`. @default `<stack name>-<logical id>`, cut to 64 characters */
   readonly functionName?: string;
   /** The account in the context's `invokedFunctionArn`. @default '000000000000' */
@@ -260,9 +263,10 @@ export class FunctionRunner {
     const sender = this.senders.get(environment);
     sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, invocationKey, eventIds: recordEventIds(event) });
     try {
-      const { onRequestAnswered } = this.options;
+      const { onRequestAnswered, onOutsideCall } = this.options;
       const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
-      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber), () => start?.release(), onAnswered);
+      const onCall = onOutsideCall === undefined ? undefined : (call: OutsideCall) => onOutsideCall(invocationKey, call);
+      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber), () => start?.release(), onAnswered, onCall);
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {

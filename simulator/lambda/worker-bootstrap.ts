@@ -1,3 +1,5 @@
+import { REQUEST_SEQUENCE_HEADER } from './worker-protocol';
+
 /**
  * The code of a Lambda execution environment's worker thread, as a JavaScript source string: the runner starts it
  * with `new Worker(WORKER_BOOTSTRAP_SOURCE, { eval: true, ... })`, which works the same whether the simulator runs
@@ -82,6 +84,8 @@ Object.defineProperty(globalThis, 'Date', { value: VirtualDate, writable: true, 
   });
 }
 const virtualDateNow = virtualNow;
+// the invocation the worker runs (its invocationId), for the calls outside the simulator it reports
+let currentInvocationId;
 
 // 1b. a replayable worker (workerData.replay, set when the run's seeded scheduler decides the interleaving; see
 // simulator/schedule/seeded-scheduler.ts): Math.random and node:crypto's and Web Crypto's random sources draw from the
@@ -383,6 +387,17 @@ if (replay !== undefined) {
     try { return [':' + new URL(url).port]; } catch { return []; }
   });
   const outside = (host) => !simulatorPorts.some((port) => host.endsWith(port));
+  // each request of the invocation to DynamoDB carries its number (the proxy reads it), and each call outside the
+  // simulator is reported with how many the invocation had sent by then: the run orders the calls against the
+  // runtime's lease claims and step records (a call made outside them is repeated by a redelivery)
+  const dynamoDbPort = process.env.AWS_ENDPOINT_URL_DYNAMODB === undefined ? undefined : ':' + new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB).port;
+  let invocationRequests = 0;
+  const toDynamoDb = (host) => dynamoDbPort !== undefined && host.endsWith(dynamoDbPort);
+  const reportOutsideCall = (method, host, requestPath) => {
+    if (currentInvocationId === undefined) return;
+    const pathOnly = String(requestPath ?? '/').split('?')[0];
+    parentPort.postMessage({ type: 'outside-call', invocationId: currentInvocationId, method: String(method ?? 'GET').toUpperCase(), host, path: pathOnly === '' ? '/' : pathOnly, afterRequest: invocationRequests });
+  };
   // a socket timeout (socket.setTimeout, request.setTimeout, the SDK's socketTimeout) on a connection to the
   // simulator's endpoints never fires: it is Node's real timer, and the scheduler holds a request for as much real time
   // as the other environments' steps take, while no virtual time passes (on AWS the answer takes milliseconds). Fired,
@@ -412,6 +427,12 @@ if (replay !== undefined) {
         request.shouldKeepAlive = false;
         request.setHeader('connection', 'close');
       }
+      if (toDynamoDb(host)) {
+        invocationRequests += 1;
+        if (!request.headersSent) request.setHeader('${REQUEST_SEQUENCE_HEADER}', String(invocationRequests));
+      } else if (outside(host)) {
+        reportOutsideCall(request.method, host, request.path);
+      }
       counts.started += 1;
       if (scheduled) counts.scheduledStarted += 1;
       reportQuiet();
@@ -436,6 +457,13 @@ if (replay !== undefined) {
     // (not an upgrade, a WebSocket's, whose connection is the point; and never an error thrown into undici)
     if (outside(String(request.origin ?? '')) && !request.upgrade) {
       try { request.addHeader('connection', 'close'); } catch {}
+    }
+    const origin = String(request.origin ?? '');
+    if (toDynamoDb(origin)) {
+      invocationRequests += 1;
+      try { request.addHeader('${REQUEST_SEQUENCE_HEADER}', String(invocationRequests)); } catch {}
+    } else if (outside(origin)) {
+      reportOutsideCall(request.method, origin.replace(/^[a-z]+:\/\//i, ''), request.path);
     }
     fetches.set(request, scheduled);
     counts.started += 1;
@@ -500,7 +528,7 @@ if (replay !== undefined) {
     realSetImmediate(check);
   };
   globalThis.__simulatorReplay = {
-    invocationStarted() { invocationStartedAt = virtualNow; invocations += 1; },
+    invocationStarted() { invocationStartedAt = virtualNow; invocations += 1; invocationRequests = 0; },
     // the invocation's virtual time so far: what its timers have moved it (the scheduler's time-out measure)
     elapsedMs() { return virtualNow - invocationStartedAt; },
     fireTimer() {
@@ -668,6 +696,7 @@ function invoke(message) {
 parentPort.on('message', (message) => {
   if (message && message.type === 'invoke') {
     initClockMs = undefined;
+    currentInvocationId = message.invocationId;
     if (replay !== undefined) globalThis.__simulatorReplay.invocationStarted();
     invoke(message);
     reportQuiet();

@@ -49,6 +49,35 @@ export interface QuietReport {
   readonly nextTimerDue: number;
 }
 
+/**
+ * The header a replayable worker puts on each request to the DynamoDB endpoint: the request's number within the
+ * invocation, in the order the function sent them (1, 2, ...). The DynamoDB proxy reads it (and drops it before
+ * forwarding), so a call outside the simulator ({@link OutsideCall}) can be ordered against the invocation's DynamoDB
+ * requests whatever order the scheduler forwarded them in.
+ */
+export const REQUEST_SEQUENCE_HEADER = 'x-ief-simulator-request';
+
+/**
+ * An HTTP call of the function to a service outside the simulator (not one of its endpoints), as it started: e.g. the
+ * app's payment provider, or the stub a scenario runs for it.
+ */
+export interface OutsideCall {
+  /** `POST`, `GET`... */
+  readonly method: string;
+  /** `host:port` (the request's `Host`, or the origin's for `fetch`). */
+  readonly host: string;
+  /** The path, without its query string. */
+  readonly path: string;
+  /** How many DynamoDB requests the invocation had sent when the call started ({@link REQUEST_SEQUENCE_HEADER}'s numbers up to it). */
+  readonly afterRequest: number;
+}
+
+/** Worker → parent, in a replayable worker: an invocation started an {@link OutsideCall}. */
+export interface OutsideCallMessage extends OutsideCall {
+  readonly type: 'outside-call';
+  readonly invocationId: number;
+}
+
 /** An error as the runtime reports it. */
 export interface ReportedError {
   readonly errorName: string;
@@ -81,4 +110,6 @@ export type WorkerMessage =
   /** An uncaught exception or unhandled rejection: the runtime process would exit. */
   | ({ readonly type: 'fatal' } & ReportedError)
   /** A replayable worker went quiet. */
-  | QuietReport;
+  | QuietReport
+  /** A replayable worker's invocation started an HTTP call outside the simulator. */
+  | OutsideCallMessage;

@@ -386,9 +386,11 @@ function causeLines(causes: readonly ViolationCause[]): string[] {
   return [...byKind].map(([kind, told]) => {
     const events = [...new Set(told.flatMap((cause) => cause.eventIds))];
     const setting = told.find((cause) => cause.setting !== undefined)?.setting;
+    const calls = [...new Set(told.flatMap((cause) => (cause.calls ?? []).map((call) => `${call.method} ${call.host}${call.path}`)))];
     const where = [
       ...(events.length === 0 ? [] : [`event(s) ${events.slice(0, 3).join(', ')}${events.length > 3 ? ` and ${events.length - 3} more` : ''}`]),
       ...(setting === undefined ? [] : [settingText(setting)]),
+      ...(calls.length === 0 ? [] : [`call(s) ${calls.join(', ')}`]),
     ];
     return `cause: ${kind}${where.length === 0 ? '' : ` (${where.join('; ')})`}; fix: ${told[0]!.fix}`;
   });

@@ -22,6 +22,7 @@ import { deterministicUuid } from '../aws/message-ids';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
+import type { OutsideCall } from '../lambda/worker-protocol';
 import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
 import { FunctionRunner } from '../lambda/function-runner';
 import type { SeededScheduler } from '../schedule/seeded-scheduler';
@@ -87,6 +88,8 @@ export interface LocalFlowDependencies {
   readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
   /** Hears whether DynamoDB applied each request of a function's invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
+  /** Hears each HTTP call a function's invocation starts to a service outside the simulator (a replayable run's). @default not heard */
+  readonly onOutsideCall?: (functionKey: ResourceKey, invocationKey: string, call: OutsideCall) => void;
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
   readonly scheduler?: SeededScheduler;
   /** Where the optional `s3rver` package is looked for first (an app with a bucket). @default the working directory */
@@ -320,6 +323,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           observer: deps.observer,
           decideFault: (invocationKey, request, environment) => deps.decideFault(functionKey, invocationKey, request, environment),
           ...(deps.onRequestAnswered === undefined ? {} : { onRequestAnswered: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => deps.onRequestAnswered?.(functionKey, invocationKey, request, answer) }),
+          ...(deps.onOutsideCall === undefined ? {} : { onOutsideCall: (invocationKey: string, call: OutsideCall) => deps.onOutsideCall?.(functionKey, invocationKey, call) }),
           transactionConflicts: transactionConflicts.forCaller(functionKey),
           sqsSenders: senders,
           // a cold start then costs a step of the run only what is left of an init begun in the background

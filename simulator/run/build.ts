@@ -159,6 +159,8 @@ export async function buildRun(
       if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
       return fault;
     },
+    // the calls outside the simulator, ordered against the invocation's DynamoDB requests: a lease effect made outside its lease
+    onOutsideCall: (functionKey, invocationKey, call) => attribution.onOutsideCall(functionKey, invocationKey, call),
     onRequestAnswered: (functionKey, invocationKey, request, answer) => {
       attribution.onAnswered(functionKey, invocationKey, request, answer.applied);
       // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)

@@ -1,5 +1,6 @@
 /** Which invocation applied an event again, and how, from the requests and invocations a run recorded. */
 import { describe, expect, test } from 'vitest';
+import { fixFor } from '../../../simulator/check/violation-cause';
 import { attributedRun as run, RETURNED } from './attribution-run';
 
 let commits = 0;
@@ -392,5 +393,119 @@ describe('ApplyAttribution', () => {
     flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1'), applied: true }]);
 
     expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
+  });
+});
+
+/** A lease or multi-step consumer's processing record writes, as the runtime sends them (lambda/processing/record-store.ts). */
+const LEASE = 'leaseExpiresAtEpochMilliseconds';
+const claim = (subscriber: string, eventId: string) => ({
+  operation: 'PutItem',
+  body: { TableName: 'Inbox', Item: { pk: { S: `${subscriber}#${eventId}` }, status: { S: 'IN_PROGRESS' }, [LEASE]: { N: '1000090000' } }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+/** A step's success that starts the next step: the lease set again. */
+const advance = (subscriber: string, eventId: string) => ({
+  operation: 'UpdateItem',
+  body: {
+    TableName: 'Inbox',
+    Key: { pk: { S: `${subscriber}#${eventId}` } },
+    UpdateExpression: 'SET #s0 = :s0, #s1 = :s1',
+    ConditionExpression: '#owner = :owner AND #version = :observedVersion',
+    ExpressionAttributeNames: { '#s0': 'activeStep', '#s1': LEASE, '#owner': 'owner', '#version': 'version' },
+    ExpressionAttributeValues: { ':s0': { S: 'notify' }, ':s1': { N: '1000180000' } },
+  },
+});
+/** The last step's success: the record completed, its lease removed. */
+const complete = (subscriber: string, eventId: string) => ({
+  operation: 'UpdateItem',
+  body: {
+    TableName: 'Inbox',
+    Key: { pk: { S: `${subscriber}#${eventId}` } },
+    UpdateExpression: 'SET #s0 = :s0 REMOVE #r0',
+    ConditionExpression: '#owner = :owner AND #version = :observedVersion',
+    ExpressionAttributeNames: { '#s0': 'status', '#r0': LEASE, '#owner': 'owner', '#version': 'version' },
+    ExpressionAttributeValues: { ':s0': { S: 'COMPLETED' } },
+  },
+});
+
+describe('an HTTP effect of a lease or multi-step consumer made outside its lease or step (new-user trial NU15-1)', () => {
+  test('a lease consumer that POSTs before its lease claim: the call, each invocation that made it, and the fix', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox' });
+    // GIVEN the handler POSTs /receipts, then the runtime claims: the first delivery crashes at its completion
+    flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), fault: 'crash-before', applied: false }], { kind: 'crashed', atRequest: 2, afterCommit: false }, [], 1, [
+      { method: 'POST', host: '127.0.0.1:47392', path: '/receipts', afterRequest: 0 },
+    ]);
+    flow.later(180);
+    // the redelivery POSTs again before its claim, which the live record refuses (or the expired lease blocks)
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, ['e-1'], 1, [{ method: 'POST', host: '127.0.0.1:47392', path: '/receipts', afterRequest: 0 }]);
+
+    const [cause, ...others] = flow.attribution.causes('Fn', ['e-1']);
+    expect(others).toEqual([]);
+    expect(cause).toEqual({
+      kind: 'effect-outside-lease',
+      subscriber: 'Receipts',
+      eventIds: ['e-1'],
+      invocations: [
+        { number: 1, receive: 1, atSeconds: 0, role: 'applied' },
+        { number: 2, receive: 2, atSeconds: 180, role: 'applied-again' },
+      ],
+      requests: [],
+      calls: [{ method: 'POST', host: '127.0.0.1:47392', path: '/receipts', count: 2, when: 'before-claim' }],
+      fix: fixFor('effect-outside-lease'),
+    });
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: POST 127.0.0.1:47392/receipts was called outside the lease by invocation #1 (receive 1, at +0 s) and again by invocation #2 (receive 2, at +180 s), ' +
+        `each time before the lease claim: ${fixFor('effect-outside-lease')}`,
+    );
+    expect(fixFor('effect-outside-lease')).toMatch(/^move the call inside the lease's handle .*a redelivery repeats a call made outside it/);
+  });
+
+  test('a multi-step consumer that POSTs before its steps run: effect-outside-step, with the step wording', () => {
+    const flow = run({ subscriber: 'Settlement', mode: 'multi-step', inboxTable: 'Inbox' });
+    flow.invoke([['e-1', 1]], [{ ...claim('Settlement', 'e-1'), fault: 'crash-after', applied: true }], { kind: 'crashed', atRequest: 1, afterCommit: true }, [], 1, [{ path: '/settle', afterRequest: 0 }]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ ...claim('Settlement', 'e-1'), applied: false }], RETURNED, ['e-1'], 1, [{ path: '/settle', afterRequest: 0 }]);
+
+    const causes = flow.attribution.causes('Fn', ['e-1']);
+    expect(causes.map((cause) => [cause.kind, cause.calls, cause.fix])).toEqual([
+      ['effect-outside-step', [{ method: 'POST', host: '127.0.0.1:8080', path: '/settle', count: 2, when: 'before-claim' }], fixFor('effect-outside-step')],
+    ]);
+    expect(fixFor('effect-outside-step')).toMatch(/into a step/);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/POST 127\.0\.0\.1:8080\/settle was called outside any step by invocation #1 .* before the lease claim: move the call into a step/);
+  });
+
+  test('a call after the record was completed (the handler POSTs once the runtime returned) is outside too', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox' });
+    flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], { kind: 'threw', errorName: 'Error', errorMessage: 'after' }, [], 1, [{ path: '/receipts', afterRequest: 2 }]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, [], 1, [{ path: '/receipts', afterRequest: 1 }]);
+
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.calls])).toEqual([
+      ['effect-outside-lease', [{ method: 'POST', host: '127.0.0.1:8080', path: '/receipts', count: 2, when: 'after-lease' }]],
+    ]);
+  });
+
+  test('a correct lease consumer calling inside its lease, and a correct multi-step consumer calling inside each step: no such cause', () => {
+    const lease = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox' });
+    // the claim, the call (inside the lease), a crash before the completion; the takeover re-runs it (onExpiredLease 'retry')
+    lease.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), fault: 'crash-before', applied: false }], { kind: 'crashed', atRequest: 2, afterCommit: false }, [], 1, [{ path: '/receipts', afterRequest: 1 }]);
+    lease.later(180);
+    lease.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }, { ...advance('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, [{ path: '/receipts', afterRequest: 2 }]);
+    expect(lease.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).not.toContain('effect-outside-lease');
+
+    const steps = run({ subscriber: 'Settlement', mode: 'multi-step', inboxTable: 'Inbox' });
+    // claim, step 1's call, advance, step 2's call, completion; a second delivery finds it completed
+    steps.invoke([['e-1', 1]], [{ ...claim('Settlement', 'e-1'), applied: true }, { ...advance('Settlement', 'e-1'), applied: true }, { ...complete('Settlement', 'e-1'), applied: true }], RETURNED, [], 1, [
+      { path: '/settle', afterRequest: 1 },
+      { path: '/notify', afterRequest: 2 },
+    ]);
+    steps.later(30);
+    steps.invoke([['e-1', 2]], [{ ...claim('Settlement', 'e-1'), applied: false }]);
+    // a claim whose response was lost: the SDK's retry is refused by the record it wrote, the runtime holds the lease
+    steps.invoke([['e-2', 1]], [{ ...claim('Settlement', 'e-2'), fault: 'lose-response', applied: true }, { ...claim('Settlement', 'e-2'), applied: false }, { ...advance('Settlement', 'e-2'), applied: true }, { ...complete('Settlement', 'e-2'), applied: true }], RETURNED, [], 1, [
+      { path: '/settle', afterRequest: 2 },
+      { path: '/notify', afterRequest: 3 },
+    ]);
+    steps.invoke([['e-2', 2]], [{ ...claim('Settlement', 'e-2'), applied: false }]);
+    expect(steps.attribution.causes('Fn', ['e-1', 'e-2']).map((cause) => cause.kind)).toEqual([]);
   });
 });

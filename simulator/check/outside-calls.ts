@@ -1,0 +1,140 @@
+/**
+ * The HTTP calls of a lease or multi-step consumer made outside its lease: the cause of an effect applied again that
+ * the run's DynamoDB requests cannot show (an HTTP effect writes nothing there). The worker reports each call its
+ * invocation starts to a service outside the simulator, with how many DynamoDB requests the invocation had sent by
+ * then, and each DynamoDB request carries its number in that order: so a call is placed against the runtime's writes
+ * of the processing records (the claim, each step's record, the completion).
+ *
+ * A call is inside a lease when, for some event of its invocation, the last write of that event's record the
+ * invocation had sent before the call, and DynamoDB applied, holds the lease (a claim, a takeover, a step's success
+ * that starts the next step). Any other call was made outside every lease: before the runtime claimed (a handler that
+ * calls, then hands the event to the consumer), or after its lease ended (completed, released, refused). A redelivery
+ * repeats such a call whatever the record says, so a repeated one is the cause of its count.
+ */
+import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
+import type { OutsideCall } from '../lambda/worker-protocol';
+import type { CallReference } from './violation-cause';
+
+/** A write of the runtime to the processing record of one of the invocation's events. */
+export interface RuntimeWrite {
+  readonly eventId: string;
+  /** Its number in the order the function sent them. @default unknown */
+  readonly sequence?: number;
+  readonly applied: boolean;
+  /** The request body (DynamoDB JSON). */
+  readonly body: string;
+}
+
+/** A call made outside every lease of its invocation, and the events it may have been made for. */
+export interface CallOutsideLease {
+  readonly call: OutsideCall;
+  readonly when: CallReference['when'];
+  readonly eventIds: readonly string[];
+}
+
+/**
+ * The calls of one invocation made outside every lease it held (see the module comment); none when the order of a
+ * runtime write is unknown (a worker that numbers no request). `carried` are the invocation's events, `subjects` their
+ * subjects: a call is made for the events its path names (by id, else by subject), else for every event it carried.
+ */
+export function callsOutsideLease(
+  calls: readonly OutsideCall[],
+  writes: readonly RuntimeWrite[],
+  carried: readonly string[],
+  subjects: ReadonlyMap<string, string>,
+): CallOutsideLease[] {
+  if (calls.length === 0 || writes.some((write) => write.sequence === undefined)) return [];
+  const ordered = [...writes].sort((a, b) => a.sequence! - b.sequence!);
+  return calls.flatMap((call) => {
+    const sent = ordered.filter((write) => write.sequence! <= call.afterRequest);
+    const held = carried.some((eventId) => {
+      const last = sent.filter((write) => write.eventId === eventId && write.applied).at(-1);
+      return last !== undefined && holdsLease(last.body);
+    });
+    if (held) return [];
+    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds: madeFor(call.path, carried, subjects) }];
+  });
+}
+
+/** The events a call's path names by id, else by subject, else all those carried. */
+function madeFor(callPath: string, carried: readonly string[], subjects: ReadonlyMap<string, string>): string[] {
+  const byId = carried.filter((eventId) => names(callPath, eventId));
+  if (byId.length > 0) return byId;
+  const bySubject = carried.filter((eventId) => subjects.get(eventId) !== undefined && names(callPath, subjects.get(eventId)!));
+  return bySubject.length > 0 ? bySubject : [...carried];
+}
+
+/** Whether `text` names `value` whole (not `order-1` in `order-10`). */
+function names(text: string, value: string): boolean {
+  return new RegExp(`${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text);
+}
+
+/**
+ * Whether a write of the processing record leaves its writer holding the lease: it sets the lease's expiry to a time
+ * (a claim's Put, a takeover's or a step's update), where a completion, a block or a release removes it or sets 0.
+ */
+export function holdsLease(body: string): boolean {
+  const lease = PROCESSING_RECORD.LEASE_EXPIRES_AT_ATTRIBUTE;
+  let request: {
+    Item?: Record<string, { N?: string }>;
+    UpdateExpression?: string;
+    ExpressionAttributeNames?: Record<string, string>;
+    ExpressionAttributeValues?: Record<string, { N?: string }>;
+  };
+  try {
+    request = JSON.parse(body) as typeof request;
+  } catch {
+    return false;
+  }
+  if (request.Item !== undefined) return Number(request.Item[lease]?.N) > 0;
+  const set = /\bSET\b([\s\S]*?)(?=\bREMOVE\b|$)/i.exec(request.UpdateExpression ?? '')?.[1] ?? '';
+  return Object.entries(request.ExpressionAttributeNames ?? {})
+    .filter(([, name]) => name === lease)
+    .some(([placeholder]) => {
+      const value = new RegExp(`${placeholder}\\s*=\\s*(:[A-Za-z0-9_]+)`).exec(set)?.[1];
+      return value !== undefined && Number(request.ExpressionAttributeValues?.[value]?.N) > 0;
+    });
+}
+
+/** The calls outside the lease told: the text, the calls as fields, and which of `made` it tells (their indexes). */
+export interface LeaseCallsTold {
+  readonly text: string;
+  readonly calls: readonly CallReference[];
+  readonly made: readonly { readonly index: number }[];
+}
+
+/**
+ * The story of an event's calls outside the lease (`made`: each call, with the label of the invocation that made it),
+ * told for each call repeated (made twice or more: by two deliveries, or twice by one); undefined when none was.
+ * `step` words it for a multi-step consumer (outside any step).
+ */
+export function leaseCallsText(made: readonly { readonly invocation: string; readonly call: CallOutsideLease }[], step: boolean): LeaseCallsTold | undefined {
+  const groups = new Map<string, number[]>();
+  made.forEach(({ call: { call } }, index) => {
+    const site = `${call.method} ${call.host}${call.path}`;
+    groups.set(site, [...(groups.get(site) ?? []), index]);
+  });
+  const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2);
+  if (repeated.length === 0) return undefined;
+  const where = step ? 'outside any step' : 'outside the lease';
+  const texts = repeated.map(([site, indexes]) => {
+    const byInvocation = new Map<string, number>();
+    for (const index of indexes) byInvocation.set(made[index]!.invocation, (byInvocation.get(made[index]!.invocation) ?? 0) + 1);
+    const [first, ...rest] = [...byInvocation].map(([label, count]) => (count > 1 ? `${label} ${count} times` : label));
+    const whens = new Set(indexes.map((index) => made[index]!.call.when));
+    const when =
+      whens.size > 1 ? 'before the lease claim or after the lease ended' : whens.has('before-claim') ? 'each time before the lease claim' : 'each time after the lease ended (completed, released or refused)';
+    return `${site} was called ${where} by ${first!}${rest.length === 0 ? '' : ` and again by ${rest.join(' and ')}`}, ${when}`;
+  });
+  const references = new Map<string, { method: string; host: string; path: string; count: number; when: CallReference['when'] }>();
+  for (const [, indexes] of repeated) {
+    for (const index of indexes) {
+      const { call, when } = made[index]!.call;
+      const key = `${call.method} ${call.host}${call.path} ${when}`;
+      const reference = references.get(key) ?? { method: call.method, host: call.host, path: call.path, count: 0, when };
+      reference.count += 1;
+      references.set(key, reference);
+    }
+  }
+  return { text: texts.join('; '), calls: [...references.values()], made: repeated.flatMap(([, indexes]) => indexes.map((index) => ({ index }))) };
+}
