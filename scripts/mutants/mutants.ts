@@ -2060,4 +2060,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "  if (values.yes === true && !bound && values.json === 'never') return context.usageError(replayNeedsOutputLine('replay'));",
     tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],
   },
+  // ---- new-user trial nu15 NU15-1 (sixteenth session, s16-http): an HTTP effect made outside the lease or a step is named ----
+  {
+    id: 'lease-call-outside-not-named',
+    breaks: "simulate (new-user trial NU15-1): the HTTP calls a lease or multi-step consumer made outside its lease or steps are not read, so a count too high of a handler that calls before handing the event to the runtime's consumer fails as a bare count, with no cause, no invocation and no fix (effect-outside-lease, effect-outside-step)",
+    file: 'simulator/check/apply-attribution.ts',
+    find: '    if (outside !== undefined) return outside;',
+    replace: '    if (outside !== undefined && carrying.length < 0) return outside;',
+    tests: ['test/simulator/check/apply-attribution.test.ts', 'test/simulator/run/http-outside-lease.int.test.ts'],
+  },
+  {
+    id: 'worker-outside-call-unreported',
+    breaks: "simulate (new-user trial NU15-1): the worker reports no HTTP call it makes outside the simulator, so the run cannot place a call against the lease and a lease or multi-step consumer's call made outside it is never named",
+    file: 'simulator/lambda/worker-bootstrap.ts',
+    find: '    if (currentInvocationId === undefined) return;',
+    replace: '    if (currentInvocationId !== null) return;',
+    tests: ['test/simulator/run/http-outside-lease.int.test.ts'],
+  },
 ];

@@ -30,6 +30,8 @@ export interface CallOutsideLease {
   readonly call: OutsideCall;
   readonly when: CallReference['when'];
   readonly eventIds: readonly string[];
+  /** Made for one of a batch's events, which its path does not say: counted for each of them. */
+  readonly shared: boolean;
 }
 
 /**
@@ -52,16 +54,17 @@ export function callsOutsideLease(
       return last !== undefined && holdsLease(last.body);
     });
     if (held) return [];
-    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds: madeFor(call.path, carried, subjects) }];
+    const eventIds = madeFor(call.path, carried, subjects);
+    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds: eventIds ?? [...carried], shared: eventIds === undefined && carried.length > 1 }];
   });
 }
 
-/** The events a call's path names by id, else by subject, else all those carried. */
-function madeFor(callPath: string, carried: readonly string[], subjects: ReadonlyMap<string, string>): string[] {
+/** The events a call's path names by id, else by subject; undefined when it names none. */
+function madeFor(callPath: string, carried: readonly string[], subjects: ReadonlyMap<string, string>): string[] | undefined {
   const byId = carried.filter((eventId) => names(callPath, eventId));
   if (byId.length > 0) return byId;
   const bySubject = carried.filter((eventId) => subjects.get(eventId) !== undefined && names(callPath, subjects.get(eventId)!));
-  return bySubject.length > 0 ? bySubject : [...carried];
+  return bySubject.length > 0 ? bySubject : undefined;
 }
 
 /** Whether `text` names `value` whole (not `order-1` in `order-10`). */
@@ -118,9 +121,17 @@ export function leaseCallsText(made: readonly { readonly invocation: string; rea
   if (repeated.length === 0) return undefined;
   const where = step ? 'outside any step' : 'outside the lease';
   const texts = repeated.map(([site, indexes]) => {
-    const byInvocation = new Map<string, number>();
-    for (const index of indexes) byInvocation.set(made[index]!.invocation, (byInvocation.get(made[index]!.invocation) ?? 0) + 1);
-    const [first, ...rest] = [...byInvocation].map(([label, count]) => (count > 1 ? `${label} ${count} times` : label));
+    const byInvocation = new Map<string, { count: number; batch?: number }>();
+    for (const index of indexes) {
+      const { invocation, call } = made[index]!;
+      const seen = byInvocation.get(invocation) ?? { count: 0, ...(call.shared ? { batch: call.eventIds.length } : {}) };
+      seen.count += 1;
+      byInvocation.set(invocation, seen);
+    }
+    // a batch's calls that name no event: the invocation made them for its events, which ones is not known
+    const [first, ...rest] = [...byInvocation].map(([label, { count, batch }]) =>
+      batch !== undefined ? `${label} (${count} call(s) for its batch of ${batch} events)` : count > 1 ? `${label} ${count} times` : label,
+    );
     const whens = new Set(indexes.map((index) => made[index]!.call.when));
     const when =
       whens.size > 1 ? 'before the lease claim or after the lease ended' : whens.has('before-claim') ? 'each time before the lease claim' : 'each time after the lease ended (completed, released or refused)';

@@ -473,6 +473,29 @@ describe('an HTTP effect of a lease or multi-step consumer made outside its leas
     expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/POST 127\.0\.0\.1:8080\/settle was called outside any step by invocation #1 .* before the lease claim: move the call into a step/);
   });
 
+  test('in a batch, a call whose path names no event counts for each of the batch\'s events, and says so; one that names its event counts for it alone', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox' });
+    flow.invoke([['e-1', 1], ['e-2', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...claim('Receipts', 'e-2'), fault: 'crash-before', applied: false }], { kind: 'crashed', atRequest: 2, afterCommit: false }, [], 1, [
+      { path: '/receipts', afterRequest: 0 },
+      { path: '/receipts', afterRequest: 0 },
+      { path: '/cards/e-2', afterRequest: 0 },
+    ]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, [], 1, [{ path: '/receipts', afterRequest: 0 }]);
+    flow.invoke([['e-2', 2]], [{ ...claim('Receipts', 'e-2'), applied: true }, { ...complete('Receipts', 'e-2'), applied: true }], RETURNED, [], 1, [{ path: '/cards/e-2', afterRequest: 0 }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(
+      /^event e-1: POST 127\.0\.0\.1:8080\/receipts was called outside the lease by invocation #1 \(receive 1, at \+0 s\) \(2 call\(s\) for its batch of 2 events\) and again by invocation #2 \(receive 2, at \+180 s\), each time before the lease claim: /,
+    );
+    // e-2's card call names e-2: it is told for e-2 alone, with its batch's /receipts calls
+    expect(flow.attribution.causes('Fn', ['e-2']).map((cause) => cause.calls)).toEqual([
+      [
+        { method: 'POST', host: '127.0.0.1:8080', path: '/receipts', count: 2, when: 'before-claim' },
+        { method: 'POST', host: '127.0.0.1:8080', path: '/cards/e-2', count: 2, when: 'before-claim' },
+      ],
+    ]);
+  });
+
   test('a call after the record was completed (the handler POSTs once the runtime returned) is outside too', () => {
     const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox' });
     flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], { kind: 'threw', errorName: 'Error', errorMessage: 'after' }, [], 1, [{ path: '/receipts', afterRequest: 2 }]);
