@@ -12,6 +12,9 @@ import { WRITE_OPERATIONS } from '../aws/request-items';
 import { fixFor, type ViolationCause } from './violation-cause';
 
 
+/** What the counts of {@link OwnClientWrites.cause} are: the function's requests of the whole run, not one event's. */
+export const OWN_CLIENT_COUNTED = ', over the whole run, every attempt counted';
+
 /** The writes outside the inbox transaction, per watched function (see the module comment). */
 export class OwnClientWrites {
   private readonly inboxOf = new Map<string, string>();
@@ -63,9 +66,11 @@ export class OwnClientWrites {
     const listed = [...counts].filter(([site]) => !isOutbox(site)).map(([site, count]) => site.replace(/ \((\w+)\)$/, ` (${count} $1)`));
     if (outboxSites.length > 0) listed.unshift(`an outbox event written outside the consumer's transaction (${outboxSites.join(', ')}), instead of tx.emit`);
     const again = 'a redelivery (after a crash, a refused commit or a lost response) applies such a write again';
+    // the counts are the function's requests over the whole run (every event's, every attempt's), not this count's events'
+    const sites = `${listed.join(', ')}${OWN_CLIENT_COUNTED}`;
     return this.aggregates.has(functionKey)
-      ? `its apply() wrote outside the aggregate's transaction, with its own client: ${listed.join(', ')}; ${again}: return the change as the state from apply() (and emit with tx.emit)`
-      : `its consumer wrote outside its inbox transaction, with its own client: ${listed.join(', ')}; ${again}: write through the transaction (tx.put, tx.update, tx.emit)`;
+      ? `its apply() wrote outside the aggregate's transaction, with its own client: ${sites}; ${again}: return the change as the state from apply() (and emit with tx.emit)`
+      : `its consumer wrote outside its inbox transaction, with its own client: ${sites}; ${again}: write through the transaction (tx.put, tx.update, tx.emit)`;
   }
 
   /**

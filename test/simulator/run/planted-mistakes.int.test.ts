@@ -102,7 +102,7 @@ describe('steered faults in a small run', () => {
     expect(result.violations).toContainEqual({
       kind: 'effect-count',
       subscriber: 'Billing',
-      detail: expect.stringMatching(/ledger total: applied 2 time\(s\), expected exactly 1 .*; its consumer wrote outside its inbox transaction, with its own client: OwnClient-Ledger\S* \(\d+ UpdateItem\); a redelivery/),
+      detail: expect.stringMatching(/ledger total: applied 2 time\(s\), expected exactly 1 .*; its consumer wrote outside its inbox transaction, with its own client: OwnClient-Ledger\S* \(\d+ UpdateItem\), over the whole run, every attempt counted; a redelivery/),
     });
   });
 });
