@@ -68,7 +68,10 @@ export interface AttributedConsumer {
   readonly mode: string;
   /** Its inbox table's local name. @default none (aggregate mode) */
   readonly inboxTable?: string;
-  /** `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with. @default unknown */
+  /**
+   * `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with; a window the runtime wrote on a record (set in code too)
+   * takes its place when the run saw one. @default unknown
+   */
   readonly windowSeconds?: number;
   /** The outbox table's local name its `tx.emit` appends to, when it publishes events. @default none */
   readonly outboxTable?: string;
