@@ -623,12 +623,11 @@ export class ApplyAttribution {
    * expired, and the effect ran again.
    */
   private reclaimedAfterWindow(consumer: AttributedConsumer, carrying: readonly InvocationSeen[], eventId: string): Told | undefined {
-    if (consumer.mode !== 'lease' && consumer.mode !== 'multi-step') return undefined;
     const claimed = carrying.filter((invocation) => invocation.writes.some((write) => write.applied && isCommitOf(consumer, write, eventId)));
     // the window the runtime wrote on the event's processing record (a window set in code too), else the environment's
     const used = windowUsed(consumer, writtenRecordWindowSeconds(consumer, claimed, eventId));
-    if (used === undefined) return undefined;
-    const window = used.seconds;
+    const window = used?.seconds;
+    if (window === undefined || (consumer.mode !== 'lease' && consumer.mode !== 'multi-step')) return undefined;
     for (const [index, completed] of claimed.entries()) {
       const left = leftRecord(completed, eventId);
       if (left === undefined) continue;
@@ -643,7 +642,7 @@ export class ApplyAttribution {
           eventIds: [eventId],
           invocations: [this.reference(completed, eventId, 'applied'), this.reference(again, eventId, 'applied-again')],
           requests: requestReferences(again.writes.filter((write) => write.applied && isCommitOf(consumer, write, eventId))),
-          setting: { name: used.setting, value: window, observedDelay: delaySeconds },
+          setting: { name: used?.setting ?? ENVIRONMENT_WINDOW_SETTING, value: window, observedDelay: delaySeconds },
           fix: fixFor('deduplication-window-expired'),
         },
       };
