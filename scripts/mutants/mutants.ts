@@ -2060,6 +2060,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "  if (values.yes === true && !bound && values.json === 'never') return context.usageError(replayNeedsOutputLine('replay'));",
     tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],
   },
+  {
+    id: 'unapplied-lease-from-environment',
+    breaks: "simulate's unapplied-event cause (issue 39, R15-2): the lease is read from the function's environment only, so a lease set in code (createLeaseConsumer's config) past the visibility timeout leaves the events SQS dead-lettered with no cause",
+    file: 'simulator/check/rules/unapplied-events.ts',
+    find: '...(writtenLeaseSeconds === undefined ? {} : { writtenLeaseSeconds }),',
+    replace: '...{},',
+    tests: ['test/simulator/check/unapplied-events.test.ts'],
+  },
+  {
+    id: 'lease-window-from-environment',
+    breaks: "simulate's deduplication-window cause of a lease or multi-step consumer (issue 39): the window is read from the function's environment only, so a window set in code (config.deduplicationWindowSeconds) is told as a plain applied again, or not at all",
+    file: 'simulator/check/apply-attribution.ts',
+    find: 'const window = windowUsed(consumer, writtenRecordWindowSeconds(consumer, [earlier.invocation, later.invocation], eventId));',
+    replace: 'const window = windowUsed(consumer, undefined);',
+    also: [
+      {
+        file: 'simulator/check/apply-attribution.ts',
+        find: 'const used = windowUsed(consumer, writtenRecordWindowSeconds(consumer, claimed, eventId));',
+        replace: 'const used = windowUsed(consumer, undefined);',
+      },
+    ],
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
+  {
+    id: 'transactional-window-environment-first',
+    breaks: "simulate's deduplication-window cause of a transactional consumer (issue 39, R15-6): the inbox record's expiry is read only when the environment has no window, which the construct always sets, so a window set in code is told as a plain applied again",
+    file: 'simulator/check/apply-attribution.ts',
+    find: 'const window = windowUsed(consumer, writtenWindowSeconds(consumer, earlier, eventId));',
+    replace: 'const window = windowUsed(consumer, consumer.windowSeconds === undefined ? writtenWindowSeconds(consumer, earlier, eventId) : undefined);',
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
   // ---- new-user trial nu15 NU15-1 (sixteenth session, s16-http): an HTTP effect made outside the lease or a step is named ----
   {
     id: 'lease-call-outside-not-named',

@@ -31,7 +31,7 @@
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
-import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import type { RequestFault } from '../faults/dynamodb-proxy';
 import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
@@ -75,7 +75,10 @@ export interface AttributedConsumer {
   readonly mode: string;
   /** Its inbox table's local name. @default none (aggregate mode) */
   readonly inboxTable?: string;
-  /** `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with. @default unknown */
+  /**
+   * `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with; a window the runtime wrote on a record (set in code too)
+   * takes its place when the run saw one. @default unknown
+   */
   readonly windowSeconds?: number;
   /** The outbox table's local name its `tx.emit` appends to, when it publishes events. @default none */
   readonly outboxTable?: string;
@@ -602,15 +605,14 @@ export class ApplyAttribution {
     if (earlier.kind === 'commit' && later.kind === 'commit') {
       // a commit leaves the inbox record (or the aggregate's id) that answers every later copy: what let this one through
       const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
-      // the window the runtime used: the environment's override, else the inbox record's expiry it wrote (a window set in code)
-      const written = consumer.windowSeconds === undefined ? writtenWindowSeconds(consumer, earlier, eventId) : undefined;
-      const window = consumer.windowSeconds ?? written;
-      if (window !== undefined && delaySeconds > window) {
+      // the window the runtime used: the inbox record's expiry it wrote (a window set in code too), else the environment's
+      const window = windowUsed(consumer, writtenWindowSeconds(consumer, earlier, eventId));
+      if (window !== undefined && delaySeconds > window.seconds) {
         return {
           kind: 'deduplication-window-expired',
           fix: fixFor('deduplication-window-expired'),
-          setting: { name: written === undefined ? 'IEF_DEDUPLICATION_WINDOW_SECONDS' : 'deduplicationWindowSeconds', value: window, observedDelay: delaySeconds },
-          text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${window} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+          setting: { name: window.setting, value: window.seconds, observedDelay: delaySeconds },
+          text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${window.seconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
         };
       }
       const [first, second] = [itemKeyOf(earlier.writes, this.keyAttributes), itemKeyOf(later.writes, this.keyAttributes)];
@@ -646,12 +648,14 @@ export class ApplyAttribution {
     // record (completed, or the claim a crash left, which expires at the window too) had expired, and the event was claimed afresh
     const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
     const left = leftRecord(earlier.invocation, eventId);
-    if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds && left !== undefined) {
+    // the window the runtime wrote on the event's processing record (a window set in code too), else the environment's
+    const window = windowUsed(consumer, writtenRecordWindowSeconds(consumer, [earlier.invocation, later.invocation], eventId));
+    if (window !== undefined && delaySeconds > window.seconds && left !== undefined) {
       return {
         kind: 'deduplication-window-expired',
         fix: fixFor('deduplication-window-expired'),
-        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, observedDelay: delaySeconds },
-        text: `${by} after the inbox record of ${this.label(earlier.invocation, eventId)}, ${left}, expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+        setting: { name: window.setting, value: window.seconds, observedDelay: delaySeconds },
+        text: `${by} after the inbox record of ${this.label(earlier.invocation, eventId)}, ${left}, expired (window ${window.seconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
       };
     }
     const lost = earlier.writes.find((write) => write.fault === 'lose-response');
@@ -682,9 +686,11 @@ export class ApplyAttribution {
    * expired, and the effect ran again.
    */
   private reclaimedAfterWindow(consumer: AttributedConsumer, carrying: readonly InvocationSeen[], eventId: string): Told | undefined {
-    const window = consumer.windowSeconds;
-    if (window === undefined || (consumer.mode !== 'lease' && consumer.mode !== 'multi-step')) return undefined;
     const claimed = carrying.filter((invocation) => invocation.writes.some((write) => write.applied && isCommitOf(consumer, write, eventId)));
+    // the window the runtime wrote on the event's processing record (a window set in code too), else the environment's
+    const used = windowUsed(consumer, writtenRecordWindowSeconds(consumer, claimed, eventId));
+    const window = used?.seconds;
+    if (window === undefined || (consumer.mode !== 'lease' && consumer.mode !== 'multi-step')) return undefined;
     for (const [index, completed] of claimed.entries()) {
       const left = leftRecord(completed, eventId);
       if (left === undefined) continue;
@@ -699,7 +705,7 @@ export class ApplyAttribution {
           eventIds: [eventId],
           invocations: [this.reference(completed, eventId, 'applied'), this.reference(again, eventId, 'applied-again')],
           requests: requestReferences(again.writes.filter((write) => write.applied && isCommitOf(consumer, write, eventId))),
-          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: window, observedDelay: delaySeconds },
+          setting: { name: used?.setting ?? ENVIRONMENT_WINDOW_SETTING, value: window, observedDelay: delaySeconds },
           fix: fixFor('deduplication-window-expired'),
         },
       };
@@ -763,6 +769,53 @@ function writtenWindowSeconds(consumer: AttributedConsumer, application: Applica
     }
   }
   return undefined;
+}
+
+/**
+ * The deduplication window a lease or multi-step consumer's processing record of the event was written with, in
+ * seconds: the `deduplicationWindowSeconds` its applied claim among `invocations` put on the record (the runtime writes
+ * the window it runs with there, however it was configured); undefined when none of them claimed it.
+ */
+function writtenRecordWindowSeconds(consumer: AttributedConsumer, invocations: readonly InvocationSeen[], eventId: string): number | undefined {
+  for (const invocation of invocations) {
+    for (const write of invocation.writes) {
+      if (!write.applied || !isCommitOf(consumer, write, eventId)) continue;
+      let body: unknown;
+      try {
+        body = JSON.parse(write.body);
+      } catch {
+        continue;
+      }
+      const item = (body as { Item?: Record<string, { S?: string; N?: string }> }).Item;
+      if (item?.[TABLE_SCHEMA.PARTITION_KEY]?.S !== recordKey(consumer.subscriber, eventId)) continue;
+      const seconds = Number(item[PROCESSING_RECORD.DEDUPLICATION_WINDOW_SECONDS_ATTRIBUTE]?.N);
+      if (Number.isFinite(seconds) && seconds > 0) return seconds;
+    }
+  }
+  return undefined;
+}
+
+/** The environment's name of the deduplication window; a window the runtime wrote that differs from it was set in the handler's `config`. */
+const ENVIRONMENT_WINDOW_SETTING = 'IEF_DEDUPLICATION_WINDOW_SECONDS';
+/** The window's name in the consumer factories' `config` (`createTransactionalConsumer`, `createLeaseConsumer`, `createMultiStepConsumer`). */
+const CODE_WINDOW_SETTING = 'deduplicationWindowSeconds';
+
+/**
+ * How far a window read from an inbox record's expiry (less the time of the invocation that wrote it, which the run
+ * tells at the invocation's end) may be from the environment's and still be the environment's.
+ */
+const WRITTEN_WINDOW_TOLERANCE_SECONDS = 5;
+
+/**
+ * The deduplication window the consumer ran with and the setting to name: the window the runtime wrote (`written`)
+ * when the run saw it, else the environment's; named as the environment's unless the written one differs from it.
+ */
+function windowUsed(consumer: AttributedConsumer, written: number | undefined): { readonly seconds: number; readonly setting: string } | undefined {
+  const environment = consumer.windowSeconds;
+  if (environment !== undefined && (written === undefined || Math.abs(written - environment) <= WRITTEN_WINDOW_TOLERANCE_SECONDS)) {
+    return { seconds: environment, setting: ENVIRONMENT_WINDOW_SETTING };
+  }
+  return written === undefined ? undefined : { seconds: written, setting: CODE_WINDOW_SETTING };
 }
 
 /** Whether a write is an aggregate consumer's commit (of any event): it writes the processed-ids list. */

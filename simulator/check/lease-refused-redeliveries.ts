@@ -1,6 +1,6 @@
 /**
  * A lease or multi-step subscriber whose lease outlasts its queue's visibility timeout (an override of
- * `IEF_LEASE_DURATION_SECONDS`), and whose redeliveries the run saw refused because that lease was still live: a
+ * `IEF_LEASE_DURATION_SECONDS`, or `leaseDurationSeconds` set in code: the lease the runtime wrote decides), and whose redeliveries the run saw refused because that lease was still live: a
  * configuration defect, whether or not the scenario's operator later moved the dead-lettered messages back. Deployed,
  * every crash or timeout of its consumer leaves a lease each redelivery finds live; each spends a receive until SQS
  * moves the message to the dead-letter queue, and the event waits there, its effect not done, until a human redrives

@@ -21,7 +21,8 @@ export type CauseKind =
   /** The inbox record expired before a redelivery: the deduplication window is shorter than the redelivery's delay. */
   | 'deduplication-window-expired'
   /**
-   * A lease or multi-step consumer's lease (`IEF_LEASE_DURATION_SECONDS`, overridden) outlasted the queue's visibility
+   * A lease or multi-step consumer's lease (`IEF_LEASE_DURATION_SECONDS` overridden, or `leaseDurationSeconds` set in
+   * the handler's `config`) outlasted the queue's visibility
    * timeout: each redelivery of a message whose delivery ended unfinished found the lease still live and spent a receive,
    * until SQS moved the message to the dead-letter queue.
    */

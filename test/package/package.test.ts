@@ -2,7 +2,7 @@
  * The published packages, as a user gets them: the constructs `idempotent-event-flow` (built by jsii), the runtime
  * `@idempotent-event-flow/runtime` and the simulator `@idempotent-event-flow/simulator` (issue 32). The release's
  * packing step (`npm run release:pack`: clean, build, `npm pack`; the packages have no prepack script, issue 44), run in
- * a copy of the checkout so the repo's own build output is never touched, must yield three tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
+ * a copy of the checkout so the repo's own build output is never touched, must yield four tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
  * alone must type-check against them, load every entry point, pass its own template-assertion test, synthesize a flow
  * whose consumer handler (importing `@idempotent-event-flow/runtime`) is really bundled by the local esbuild, run that
  * bundle, and simulate the app with the installed command.
@@ -12,7 +12,7 @@
  * are symlinked from this repo's node_modules. Nothing else is linked, so an undeclared dependency fails to resolve.
  *
  * One exception: the starter app `idempotent-event-flow init` writes (from the installed simulator) is installed as a
- * user installs it, `npm install` of the three tarballs with everything else its package.json names from npm's cache,
+ * user installs it, `npm install` of the four tarballs with everything else its package.json names from npm's cache,
  * or from the registry for what the cache lacks; its CI script (type-check, its Template tests, its simulation) then
  * runs offline and must pass.
  */
@@ -99,7 +99,7 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
 }
 
 function parseReports(stdout: string): PackReport[] {
-  // npm's JSON report of the three tarballs (the pack script prints nothing else on stdout)
+  // npm's JSON report of the four tarballs (the pack script prints nothing else on stdout)
   const reports = JSON.parse(stdout) as PackReport[];
   expect(reports).toHaveLength(Object.keys(PACKAGES).length);
   return reports;
@@ -575,7 +575,7 @@ describe('npm pack', () => {
   });
 });
 
-describe('a CDK app installed from the three tarballs', () => {
+describe('a CDK app installed from the four tarballs', () => {
   let app: string;
   const installed = {} as Record<PackageKey, string>;
   const installedPackage = {} as Record<PackageKey, PackageJson & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }>;
@@ -851,7 +851,7 @@ describe('a CDK app installed from the three tarballs', () => {
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
   });
 
-  describe('the starter app `idempotent-event-flow init` writes, installed from the three tarballs', () => {
+  describe('the starter app `idempotent-event-flow init` writes, installed from the four tarballs', () => {
     const APP_NAME = 'order-service';
     let starter: string;
     let initOutput: string;

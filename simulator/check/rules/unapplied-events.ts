@@ -1,4 +1,8 @@
-/** Rule: no event a subscriber's filter took ended only in its dead-letter queues (../unapplied-events.ts), a lease outlasting the redeliveries named as the cause. */
+/**
+ * Rule: no event a subscriber's filter took ended only in its dead-letter queues (../unapplied-events.ts), a lease
+ * outlasting the redeliveries named as the cause: the lease the runtime wrote on its processing records when the run
+ * heard them (`simulate`; a lease set in code too), else its function's environment's (`verify`).
+ */
 import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 import { checkUnappliedEvents } from '../unapplied-events';
 
@@ -6,8 +10,10 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
   name: 'unapplied-event',
   checks: "no event the filter took ended only in the subscriber's dead-letter queues, never applied",
   scope: 'subscriber',
-  check: (subscriber, facts) =>
-    checkUnappliedEvents(
+  check: (subscriber, facts) => {
+    const functionKey = subscriber.view.function?.key;
+    const writtenLeaseSeconds = functionKey === undefined ? undefined : facts.ledger.leaseSecondsWritten.get(functionKey);
+    return checkUnappliedEvents(
       {
         name: subscriber.view.name,
         matched: subscriber.matched,
@@ -17,9 +23,11 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
         lease: {
           environment: subscriber.view.environment,
           ...(subscriber.view.queue.model.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: subscriber.view.queue.model.visibilityTimeoutSeconds }),
+          ...(writtenLeaseSeconds === undefined ? {} : { writtenLeaseSeconds }),
         },
       },
       facts.isMalformed,
       (eventId) => facts.injectedObjectFault?.(eventId),
-    ),
+    );
+  },
 };

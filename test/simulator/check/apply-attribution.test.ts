@@ -40,6 +40,73 @@ describe('ApplyAttribution', () => {
     ]);
   });
 
+  test("a transactional consumer's window set in code while the environment keeps the construct's (30 days): the expiry the runtime wrote decides, named as the config setting", () => {
+    // GIVEN IEF_DEDUPLICATION_WINDOW_SECONDS is the construct's 30 days, and the handler's config sets 60 s: its inbox record expires 60 s after its commit
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 2_592_000 });
+    const expiring = (body: object, at: number): object => {
+      const items = (body as { TransactItems: { Put?: { Item: Record<string, unknown> } }[] }).TransactItems;
+      const inbox = items.at(-1)!.Put!;
+      return { TransactItems: [...items.slice(0, -1), { Put: { ...inbox, Item: { ...inbox.Item, expiresAt: { N: String(at) } } } }] };
+    };
+    flow.invoke([['e-1', 1]], [{ body: expiring(commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), 1_000 + 60), applied: true }]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: expiring(commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), 1_180 + 60), applied: true }]);
+
+    // THEN the window the runtime used is named, as the setting in code; a record written with the environment's window names the environment's
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting])).toEqual([
+      ['deduplication-window-expired', { name: 'deduplicationWindowSeconds', value: 60, observedDelay: 180 }],
+    ]);
+    const same = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
+    same.invoke([['e-1', 1]], [{ body: expiring(commit('Billing', 'e-1'), 1_000 + 60), applied: true }]);
+    same.later(180);
+    same.invoke([['e-1', 2]], [{ body: expiring(commit('Billing', 'e-1'), 1_180 + 60), applied: true }]);
+    expect(same.attribution.causes('Fn', ['e-1']).map((cause) => cause.setting?.name)).toEqual(['IEF_DEDUPLICATION_WINDOW_SECONDS']);
+  });
+
+  describe("a lease or multi-step consumer's window set in code (the environment keeps the construct's 30 days): read from the window the runtime wrote on its processing record", () => {
+    /** The processing record's claim as the runtime puts it: its window written on it (`deduplicationWindowSeconds`). */
+    const claim = (windowSeconds: number, applied = true) => ({
+      body: { TableName: 'Inbox', Item: { pk: { S: 'Mailer#e-1' }, status: { S: 'IN_PROGRESS' }, deduplicationWindowSeconds: { N: String(windowSeconds) } } },
+      operation: 'PutItem',
+      applied,
+    });
+    const complete = { body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied: true };
+
+    test('an effect the run cannot see (an HTTP call), claimed again after the record expired: the window named as the config setting', () => {
+      const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 2_592_000 });
+      flow.invoke([['e-1', 1]], [claim(60), complete]);
+      flow.later(180);
+      flow.invoke([['e-1', 2]], [claim(60), complete]);
+
+      expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting])).toEqual([
+        ['deduplication-window-expired', { name: 'deduplicationWindowSeconds', value: 60, observedDelay: 180 }],
+      ]);
+      expect(flow.attribution.cause('Fn', ['e-1'])).toContain('(window 60 s, redelivered after 180 s)');
+    });
+
+    test('a multi-step effect the run sees, run again after the record expired: the window, not a plain applied again', () => {
+      const flow = run({ subscriber: 'Mailer', mode: 'multi-step', inboxTable: 'Inbox', windowSeconds: 2_592_000 });
+      const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+      flow.invoke([['e-1', 1]], [claim(60), mail, complete]);
+      flow.later(180);
+      flow.invoke([['e-1', 2]], [claim(60), mail, complete]);
+
+      expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting])).toEqual([
+        ['deduplication-window-expired', { name: 'deduplicationWindowSeconds', value: 60, observedDelay: 180 }],
+      ]);
+    });
+
+    test('a record written with a window the redelivery stayed within is no window cause', () => {
+      const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+      const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+      flow.invoke([['e-1', 1]], [claim(600), mail, complete]);
+      flow.later(180);
+      flow.invoke([['e-1', 2]], [claim(600), mail, complete]);
+
+      expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).not.toContain('deduplication-window-expired');
+    });
+  });
+
   test("a lease effect's lost response retried, in a batch: the effect's write is the event's by the claim before it", () => {
     const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox' });
     const claim = (eventId: string) => ({ body: { TableName: 'Inbox', Key: { pk: { S: `Mailer#${eventId}` } } }, operation: 'UpdateItem', applied: true });

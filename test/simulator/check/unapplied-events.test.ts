@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
+import { unappliedEventsRule } from '../../../simulator/check/rules/unapplied-events';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { receiveAll, SUBSCRIPTION_KEY, subscriberKit } from './check-kit';
 
@@ -172,5 +173,58 @@ describe('unapplied-event', () => {
       kit.queue.receive(10);
       expect(checkUnappliedEvents({ ...outcome(kit), lease: lease('lease', '3600') }, () => false)[0]!.causes).toBeUndefined();
     });
+  });
+});
+
+describe('the unapplied-event rule: the lease read from what the runtime wrote', () => {
+  /** Two events of a lease subscriber whose every receive found the lease live: SQS moved them (visibility 180 s). */
+  function leaseKit() {
+    const kit = subscriberKit({ maxReceiveCount: 1, visibilityTimeoutSeconds: 180 });
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    for (const message of receiveAll(kit.queue)) {
+      kit.ledger.lastFailure.set(message.messageId, "the runtime reported: MessageInProgressError: event 'x' is being processed by another delivery; retried later");
+    }
+    kit.clock.advanceBy(181_000);
+    kit.queue.receive(10);
+    return kit;
+  }
+
+  function ruleFindings(kit: ReturnType<typeof subscriberKit>, environment: Readonly<Record<string, string>>) {
+    const view = { ...kit.subscriber, function: { key: 'Stack/Notifications' }, environment };
+    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], ownClientCause: () => undefined }, {
+      ledger: kit.ledger,
+      subscribers: [],
+      committed: { eventsById: new Map() },
+      isMalformed: () => false,
+    });
+  }
+
+  test('a lease set to 900 s in code (the environment says 30 s): the cause names leaseDurationSeconds and the lease the runtime wrote on its processing records', () => {
+    // GIVEN the environment's lease is the construct's 30 s, and the runtime wrote leases of 900 s (createLeaseConsumer's config)
+    const kit = leaseKit();
+    kit.ledger.leaseSecondsWritten.set('Stack/Notifications', 900);
+
+    // WHEN the rule judges the events SQS moved after the live lease refused every receive
+    const [violation] = ruleFindings(kit, { IEF_PROCESSING_MODE: 'lease', IEF_LEASE_DURATION_SECONDS: '30' });
+
+    // THEN the lease the runtime used is the cause, named as the setting in code
+    expect(violation!.causes).toEqual([
+      {
+        kind: 'lease-outlasts-redelivery',
+        subscriber: 'Billing',
+        eventIds: ['event-1', 'event-2'],
+        invocations: [],
+        requests: [],
+        setting: { name: 'leaseDurationSeconds', value: 900, needed: 175 },
+        fix: fixFor('lease-outlasts-redelivery'),
+      },
+    ]);
+  });
+
+  test("a run that heard no processing record's lease (verify's) reads the environment's", () => {
+    const kit = leaseKit();
+    expect(ruleFindings(kit, { IEF_PROCESSING_MODE: 'multi-step', IEF_LEASE_DURATION_SECONDS: '3600' })[0]!.causes?.[0]?.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
+    expect(ruleFindings(kit, { IEF_PROCESSING_MODE: 'multi-step', IEF_LEASE_DURATION_SECONDS: '30' })[0]!.causes).toBeUndefined();
   });
 });

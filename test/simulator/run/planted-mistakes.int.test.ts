@@ -331,6 +331,28 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
   });
 
+  test("CodeLease (seed 1, 8 orders, the scenario without an operator): the events SQS dead-lettered are unapplied, their cause the lease the runtime wrote", async () => {
+    // GIVEN the lease set to 900 s in code, the environment's 30 s, and nobody to redrive the dead letters
+    const { operator: _operator, ...withoutOperator } = scenario;
+    const result = await simulate('CodeLease', '1', 8, undefined, withoutOperator);
+
+    // THEN the events never applied name the lease in code as their cause
+    const cause = expectCause(result, 'unapplied-event', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
+  });
+
+  test('CodeWindow (seed 1, 8 orders): the deduplication window set in code (config), the environment keeping the construct\'s: read from the inbox record the runtime wrote', async () => {
+    const cause = expectCause(await simulate('CodeWindow', '1', 8), 'effect-count', 'deduplication-window-expired', 'Billing');
+    expect(cause.setting).toEqual({ name: 'deduplicationWindowSeconds', value: 60, observedDelay: expect.any(Number) });
+    expect(cause.setting!.observedDelay).toBeGreaterThan(60);
+  });
+
+  test('CodeWindowLease (8 orders): a lease consumer\'s window set in code, read from the processing record the runtime wrote', async () => {
+    const cause = expectCause(await firstCounted('CodeWindowLease', 'Notifications', 8), 'effect-count', 'deduplication-window-expired', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'deduplicationWindowSeconds', value: 60, observedDelay: expect.any(Number) });
+    expect(cause.setting!.observedDelay).toBeGreaterThan(60);
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
   });
