@@ -277,6 +277,9 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
+  const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
+  // what replays the run
+  const replayed = { startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency };
   let result;
   let served: RunServices | undefined;
   // a file an earlier serve left (killed before its stop) is gone before this run, not read as this serve's
@@ -291,6 +294,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       onAssembly: (source) => io.stderr(assemblyLine(source)),
       stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
       scenario,
+      // the whole app's flow built, and a probe names no subscriber of it: a typo, refused before any function runs
+      onFlowBuilt: (subscribers) => {
+        const unknown = unknownProbes(scenario, subscribers);
+        if (unknown.length > 0 && selected.length === 0) throw new UsageProblem(unknownProbesMessage(scenarioFile, unknown, subscribers));
+      },
       ...options,
       seed: text(parsed, 'seed'),
       region: context.clientOptions.region,
@@ -309,12 +317,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof RegionContradictionError) return context.usageError(error.message);
     if (error instanceof NoAppError) return context.usageError(error.message);
     if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
+    if (error instanceof UsageProblem) return context.usageError(error.message);
     throw error;
   }
   progress?.done();
   let code: number;
   try {
-    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint, startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency });
+    code = report(parsed, context, result, { scenario, dynamoDbEndpoint, ...replayed });
   } catch (error) {
     await (served as RunServices | undefined)?.stop();
     throw error;
@@ -329,17 +338,15 @@ function report(
   parsed: ParsedArguments,
   context: CommandContext,
   result: SimulationResult,
-  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
+  run: { readonly scenario: SimulationScenario | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
 ): number {
   const { io } = context;
-  const { scenario, scenarioFile, dynamoDbEndpoint, startTime: start, concurrency } = run;
+  const { scenario, dynamoDbEndpoint, startTime: start, concurrency } = run;
   const cwd = io.cwd ?? process.cwd();
-  const subscribers = result.subscribers.map((subscriber) => subscriber.name);
-  const unknown = unknownProbes(scenario, subscribers);
+  // a probe that names no subscriber of the whole app was refused once the flow was built (run's onFlowBuilt)
+  const unknown = unknownProbes(scenario, result.subscribers.map((subscriber) => subscriber.name));
   const stacks = parsed.values.stack;
   const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
-  // the whole app run, and a probe names no subscriber of it: a typo, its effects never checked; no verdict is given
-  if (unknown.length > 0 && selected.length === 0) return context.usageError(unknownProbesMessage(scenarioFile, unknown, subscribers));
   io.stdout(formatSummary(result));
   // --stack left stacks out: their subscribers' probes are out of this run's scope, said so, the verdict unchanged
   if (unknown.length > 0) io.stdout(`${outOfScopeNote(unknown, selected)}\n`);
