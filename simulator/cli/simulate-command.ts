@@ -13,7 +13,8 @@ import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE }
 import { resultJson } from '../run/result-json';
 import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
-import { NoAppError } from '../model/synthesize';
+import { NoAppError, SynthRefusedError } from '../model/synthesize';
+import { synthRefusedJson, synthRefusedSummary, synthRefusedViolation } from '../report/synth-refused';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { UnknownFlowError } from '../run/producer-driver';
 import { RegionContradictionError, runSimulation, type SimulationResult } from '../run/simulation';
@@ -278,7 +279,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
   const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
-  // what replays the run
+  // what replays the run, refused at synth or not
   const replayed = { startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency };
   let result;
   let served: RunServices | undefined;
@@ -318,6 +319,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof NoAppError) return context.usageError(error.message);
     if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
     if (error instanceof UsageProblem) return context.usageError(error.message);
+    // the app did not synthesize: the documented synth-error verdict, in the construct's words, and its --json
+    if (error instanceof SynthRefusedError) return synthRefused(parsed, context, error, { dynamoDbEndpoint, ...replayed });
     throw error;
   }
   progress?.done();
@@ -360,6 +363,26 @@ function report(
   if (result.violations.length === 0) return result.notExercised.length === 0 ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
   io.stderr(replayLines(replay, result.replayable));
+  return EXIT_CODE.FAILURE;
+}
+
+/** Prints the synth-error verdict of an app the synth refused (and writes --json); returns the exit code of a violated run. */
+function synthRefused(
+  parsed: ParsedArguments,
+  context: CommandContext,
+  error: SynthRefusedError,
+  run: { readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
+): number {
+  const { io } = context;
+  const violation = synthRefusedViolation(error.how, error.refusal);
+  io.stdout(synthRefusedSummary(violation, error.commandLine));
+  const seed = text(parsed, 'seed') ?? SIMULATION_DEFAULTS.seed;
+  const replay = replayCommand(parsed, seed, run.concurrency, run.dynamoDbEndpoint, run.startTime);
+  const jsonFile = text(parsed, 'json');
+  if (jsonFile !== undefined) {
+    const document = synthRefusedJson(violation, { seed, startTime: run.startTime, concurrency: run.concurrency, replayCommand: replay });
+    writePrivateFile(path.resolve(io.cwd ?? process.cwd(), jsonFile), `${JSON.stringify(document, null, 2)}\n`);
+  }
   return EXIT_CODE.FAILURE;
 }
 
