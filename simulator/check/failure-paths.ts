@@ -67,10 +67,12 @@ export function notSteeredFailurePaths(rates: FaultRates, maxReceiveCount?: numb
 
 /**
  * The paths of the run's rates a subscriber's queue is too short to have steered to it, and that queue's
- * `maxReceiveCount` (see {@link notSteeredFailurePaths}): what its OK leaves unproven unless the run's random faults met them.
+ * `maxReceiveCount` (simulator/check/failure-paths.ts): what its OK leaves unproven unless the run's random faults met them.
  */
 export interface NotSteeredFailurePaths {
+  /** The `maxReceiveCount` of the subscriber's queue (1 or 2). */
   readonly maxReceiveCount: number;
+  /** The paths of the run's rates the run cannot steer there, in the order of {@link FAILURE_PATHS}. */
   readonly paths: readonly FailurePath[];
 }
 
