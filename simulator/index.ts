@@ -28,7 +28,7 @@ export type { RealTimeEvents } from './run/result';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
-export { FAILURE_PATHS, type FailurePath, type FailurePathCounts } from './check/failure-paths';
+export { FAILURE_PATHS, type FailurePath, type FailurePathCounts, type NotSteeredFailurePaths } from './check/failure-paths';
 export type { AggregateOrderCoverage } from './check/aggregate-order-coverage';
 export { formatSummary } from './report/summary';
 export { historyMark, type HistoryKey, type HistoryOperation } from './check/history';

@@ -2108,4 +2108,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (currentInvocationId !== null) return;',
     tests: ['test/simulator/run/http-outside-lease.int.test.ts'],
   },
+  // ---- issue 39 / review r15 R15-5 (sixteenth session): a correct app at maxReceiveCount 2 failed not-exercised ----
+  {
+    id: 'not-exercised-requires-unsteerable',
+    breaks: "not-exercised (R15-5): the paths the run cannot steer to a queue of maxReceiveCount 1 or 2 are required of it, so a correct app at maxReceiveCount 2 fails at every seed",
+    file: 'simulator/check/failure-paths.ts',
+    find: '  const required = new Set(steeredFaultsTo(rates, maxReceiveCount).flatMap((fault) => PATHS_OF_FAULT[fault]));',
+    replace: '  const required = new Set(steeredFaultsTo(rates).flatMap((fault) => PATHS_OF_FAULT[fault]));',
+    tests: ['test/simulator/check/failure-paths.test.ts'],
+  },
+  {
+    id: 'not-exercised-skips-steered',
+    breaks: "not-exercised (R15-5): a subscriber of a queue with maxReceiveCount 1 or 2 is required nothing, so one that never met the lost response steered to it passes",
+    file: 'simulator/check/failure-paths.ts',
+    find: '  const missed = required.filter((path) => counts[path] === 0);',
+    replace: '  const missed = required.filter((path) => counts[path] === 0 && path !== \'lost-response\');',
+    tests: ['test/simulator/check/failure-paths.test.ts'],
+  },
 ];

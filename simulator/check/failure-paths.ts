@@ -15,9 +15,13 @@
  * until each path is met (../faults/fault-steering.ts); a path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
  * steered fault each) fails the run (`not-exercised`), named. A dead letter is counted, not required: steering cannot
  * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
- * it when a step's outcome is unknown (blocked for the operator).
+ * it when a step's outcome is unknown (blocked for the operator). Nor is a path the run cannot steer to a subscriber
+ * whose queue's `maxReceiveCount` is below {@link MIN_RECEIVES_STEERED} (no conflict there, and no crash at 2: each
+ * would dead-letter a valid event by the simulator's injection alone; nothing is received again at 1): the verdict
+ * rests on what the run steers, and such a path, when the run's random faults did not meet it, is named as not
+ * proven ({@link notSteeredFailurePaths}), never as the subscriber's fault.
  */
-import { MIN_RECEIVES_STEERED, steeredFaults, type SteeredFault } from '../faults/fault-steering';
+import { MIN_RECEIVES_STEERED, steeredFaultsTo, type SteeredFault } from '../faults/fault-steering';
 import type { FaultRates } from '../faults/fault-plan';
 import type { SubscriberView } from '../observation/run-facts';
 import type { RunLedger } from '../observation/ledger';
@@ -41,10 +45,43 @@ const PATHS_OF_FAULT: Readonly<Record<SteeredFault, readonly FailurePath[]>> = {
   'crash-after': ['crash-after-commit', 'redelivery'],
 };
 
-/** The paths a run at `rates` must have made every reached subscriber meet. */
-export function requiredFailurePaths(rates: FaultRates): FailurePath[] {
-  const required = new Set(steeredFaults(rates).flatMap((fault) => PATHS_OF_FAULT[fault]));
+/**
+ * The paths a run at `rates` must have made a reached subscriber whose queue has `maxReceiveCount` meet: those of the
+ * faults steered to it (@default no redrive policy: every fault the rates allow). At `maxReceiveCount` 1 a failed
+ * receive is the message's last, so no fault leads to a redelivery.
+ */
+export function requiredFailurePaths(rates: FaultRates, maxReceiveCount?: number): FailurePath[] {
+  const required = new Set(steeredFaultsTo(rates, maxReceiveCount).flatMap((fault) => PATHS_OF_FAULT[fault]));
+  if (maxReceiveCount === 1) required.delete('redelivery');
   return FAILURE_PATHS.filter((path) => required.has(path));
+}
+
+/**
+ * The paths the run's rates stand for that it cannot steer to a subscriber whose queue has `maxReceiveCount` (below
+ * {@link MIN_RECEIVES_STEERED}; @default no redrive policy: none): not required of it, not proven when not met.
+ */
+export function notSteeredFailurePaths(rates: FaultRates, maxReceiveCount?: number): FailurePath[] {
+  const steered = new Set(requiredFailurePaths(rates, maxReceiveCount));
+  return requiredFailurePaths(rates).filter((path) => !steered.has(path));
+}
+
+/**
+ * The paths of the run's rates a subscriber's queue is too short to have steered to it, and that queue's
+ * `maxReceiveCount` (simulator/check/failure-paths.ts): what its OK leaves unproven unless the run's random faults met them.
+ */
+export interface NotSteeredFailurePaths {
+  /** The `maxReceiveCount` of the subscriber's queue (1 or 2). */
+  readonly maxReceiveCount: number;
+  /** The paths of the run's rates the run cannot steer there, in the order of {@link FAILURE_PATHS}. */
+  readonly paths: readonly FailurePath[];
+}
+
+/** Why a path of {@link NotSteeredFailurePaths} is not steered, for the report: no production setting is advised. */
+export function notSteeredReason(maxReceiveCount: number): string {
+  return (
+    `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers no transaction conflict to it (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): ` +
+    'one would dead-letter a valid event by the simulator\'s injection alone; these paths are not required of it, and only a conflict or a crash the run drew at random (or real contention) meets them'
+  );
 }
 
 /** The faults of `allowed` that would make a subscriber with `counts` meet a path it has not met yet. */
@@ -70,10 +107,10 @@ export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, co
 }
 
 /**
- * A violation when a subscriber events reached never met a path of `required`; its advice depends on its queue's
- * `maxReceiveCount` (@default unknown: the advice for a queue with enough receives).
+ * A violation when a subscriber events reached never met a path of `required` (the paths steered to it:
+ * {@link requiredFailurePaths}).
  */
-export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number, maxReceiveCount?: number): Violation[] {
+export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number): Violation[] {
   if (eventsReached === 0) return [];
   const missed = required.filter((path) => counts[path] === 0);
   if (missed.length === 0) return [];
@@ -83,11 +120,7 @@ export function checkFailurePaths(subscriber: string, counts: FailurePathCounts,
       subscriber,
       detail:
         `its consumer never met ${missed.join(', ')} (${eventsReached} event(s) reached it), though the run's fault rates steer them to every subscriber: ` +
-        'an OK would not prove it handles them; ' +
-        (maxReceiveCount !== undefined && maxReceiveCount < MIN_RECEIVES_STEERED
-          ? `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers no transaction conflict to it (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): one would dead-letter a valid event by injection alone; ` +
-            `only real contention or a crash meets these paths there, and more commands (--count) will not: a maxReceiveCount of ${MIN_RECEIVES_STEERED} or more lets the run steer them`
-          : 'run more commands (--count): each invocation gets one steered fault, each event a few'),
+        'an OK would not prove it handles them; run more commands (--count): each invocation gets one steered fault, each event a few',
     },
   ];
 }

@@ -13,7 +13,8 @@ import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE }
 import { resultJson } from '../run/result-json';
 import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
-import { NoAppError } from '../model/synthesize';
+import { NoAppError, SynthRefusedError } from '../model/synthesize';
+import { synthRefusedJson, synthRefusedSummary, synthRefusedViolation } from '../report/synth-refused';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { UnknownFlowError } from '../run/producer-driver';
 import { RegionContradictionError, runSimulation, type SimulationResult } from '../run/simulation';
@@ -277,6 +278,9 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
+  const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
+  // what replays the run, refused at synth or not
+  const replayed = { startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency };
   let result;
   let served: RunServices | undefined;
   // a file an earlier serve left (killed before its stop) is gone before this run, not read as this serve's
@@ -291,6 +295,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       onAssembly: (source) => io.stderr(assemblyLine(source)),
       stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
       scenario,
+      // the whole app's flow built, and a probe names no subscriber of it: a typo, refused before any function runs
+      onFlowBuilt: (subscribers) => {
+        const unknown = unknownProbes(scenario, subscribers);
+        if (unknown.length > 0 && selected.length === 0) throw new UsageProblem(unknownProbesMessage(scenarioFile, unknown, subscribers));
+      },
       ...options,
       seed: text(parsed, 'seed'),
       region: context.clientOptions.region,
@@ -309,12 +318,15 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof RegionContradictionError) return context.usageError(error.message);
     if (error instanceof NoAppError) return context.usageError(error.message);
     if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
+    if (error instanceof UsageProblem) return context.usageError(error.message);
+    // the app did not synthesize: the documented synth-error verdict, in the construct's words, and its --json
+    if (error instanceof SynthRefusedError) return synthRefused(parsed, context, error, { dynamoDbEndpoint, ...replayed });
     throw error;
   }
   progress?.done();
   let code: number;
   try {
-    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint, startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency });
+    code = report(parsed, context, result, { scenario, dynamoDbEndpoint, ...replayed });
   } catch (error) {
     await (served as RunServices | undefined)?.stop();
     throw error;
@@ -329,17 +341,15 @@ function report(
   parsed: ParsedArguments,
   context: CommandContext,
   result: SimulationResult,
-  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
+  run: { readonly scenario: SimulationScenario | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
 ): number {
   const { io } = context;
-  const { scenario, scenarioFile, dynamoDbEndpoint, startTime: start, concurrency } = run;
+  const { scenario, dynamoDbEndpoint, startTime: start, concurrency } = run;
   const cwd = io.cwd ?? process.cwd();
-  const subscribers = result.subscribers.map((subscriber) => subscriber.name);
-  const unknown = unknownProbes(scenario, subscribers);
+  // a probe that names no subscriber of the whole app was refused once the flow was built (run's onFlowBuilt)
+  const unknown = unknownProbes(scenario, result.subscribers.map((subscriber) => subscriber.name));
   const stacks = parsed.values.stack;
   const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
-  // the whole app run, and a probe names no subscriber of it: a typo, its effects never checked; no verdict is given
-  if (unknown.length > 0 && selected.length === 0) return context.usageError(unknownProbesMessage(scenarioFile, unknown, subscribers));
   io.stdout(formatSummary(result));
   // --stack left stacks out: their subscribers' probes are out of this run's scope, said so, the verdict unchanged
   if (unknown.length > 0) io.stdout(`${outOfScopeNote(unknown, selected)}\n`);
@@ -353,6 +363,26 @@ function report(
   if (result.violations.length === 0) return result.notExercised.length === 0 ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
   io.stderr(replayLines(replay, result.replayable));
+  return EXIT_CODE.FAILURE;
+}
+
+/** Prints the synth-error verdict of an app the synth refused (and writes --json); returns the exit code of a violated run. */
+function synthRefused(
+  parsed: ParsedArguments,
+  context: CommandContext,
+  error: SynthRefusedError,
+  run: { readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
+): number {
+  const { io } = context;
+  const violation = synthRefusedViolation(error.how, error.refusal);
+  io.stdout(synthRefusedSummary(violation, error.commandLine));
+  const seed = text(parsed, 'seed') ?? SIMULATION_DEFAULTS.seed;
+  const replay = replayCommand(parsed, seed, run.concurrency, run.dynamoDbEndpoint, run.startTime);
+  const jsonFile = text(parsed, 'json');
+  if (jsonFile !== undefined) {
+    const document = synthRefusedJson(violation, { seed, startTime: run.startTime, concurrency: run.concurrency, replayCommand: replay });
+    writePrivateFile(path.resolve(io.cwd ?? process.cwd(), jsonFile), `${JSON.stringify(document, null, 2)}\n`);
+  }
   return EXIT_CODE.FAILURE;
 }
 

@@ -120,6 +120,25 @@ export function requestTables(body: string): string[] {
 /** The least `maxReceiveCount` a subscriber's queue needs for a transaction conflict to be steered to it (below it, only a crash at 1). */
 export const MIN_RECEIVES_STEERED = 3;
 
+/** How many faults that fail a receive steering gives one target of a subscriber whose queue has `maxReceiveCount`, and how many of them may be conflicts (see the module comment). */
+function receiveBudget(maxReceiveCount: number): { readonly failedReceivesAllowed: number; readonly conflictsAllowed: number } {
+  // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event when its process dies, as AWS will:
+  // one steered crash shows it, and the run names the event it lost (unapplied-event); a conflict is not steered
+  // there, since only a concurrent writer makes one and the event would be lost to the simulator's injection alone
+  const conflictsAllowed = maxReceiveCount < MIN_RECEIVES_STEERED ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+  return { conflictsAllowed, failedReceivesAllowed: maxReceiveCount === 1 ? 1 : conflictsAllowed };
+}
+
+/**
+ * The steered faults the rates allow that steering can give a subscriber whose queue has `maxReceiveCount` (@default
+ * no redrive policy: unbounded): below {@link MIN_RECEIVES_STEERED}, no conflict, and no crash at 2 (each would
+ * dead-letter a valid event by the simulator's injection alone).
+ */
+export function steeredFaultsTo(rates: FaultRates, maxReceiveCount: number = Number.MAX_SAFE_INTEGER): SteeredFault[] {
+  const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
+  return steeredFaults(rates).filter((fault) => (fault === 'conflict' ? conflictsAllowed > 0 : !FAILS_THE_RECEIVE.has(fault) || failedReceivesAllowed > 0));
+}
+
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
   private readonly functions = new Map<string, SteeredFunction>();
@@ -150,11 +169,7 @@ export class FaultSteering {
    */
   public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event when its process dies, as AWS will:
-    // one steered crash shows it, and the run names the event it lost (unapplied-event); a conflict is not steered
-    // there, since only a concurrent writer makes one and the event would be lost to the simulator's injection alone
-    const conflictsAllowed = maxReceiveCount < MIN_RECEIVES_STEERED ? 0 : Math.floor((maxReceiveCount - 1) / 2);
-    const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : conflictsAllowed;
+    const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
     this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed });
   }

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { synthRefusal } from './synth-output';
 
 /** Options of {@link synthesize}. */
 export interface SynthesizeOptions {
@@ -25,6 +26,23 @@ export class SynthesisError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SynthesisError';
+  }
+}
+
+/**
+ * The app's `cdk synth` ran and failed: the app refused to synthesize (a construct's validation error, an exception of
+ * the app's code). Its message is the CLI's failure with the output's last lines; {@link refusal} is the app's own
+ * message alone (./synth-output.ts), {@link how} the exit code or signal, {@link commandLine} the command that ran.
+ */
+export class SynthRefusedError extends SynthesisError {
+  constructor(
+    message: string,
+    public readonly refusal: string,
+    public readonly how: string,
+    public readonly commandLine: string,
+  ) {
+    // named as every synth failure is (what a caller that prints the name shows is unchanged)
+    super(message);
   }
 }
 
@@ -89,7 +107,7 @@ export async function synthesize(options: SynthesizeOptions): Promise<string> {
   const { exitCode, signal, output } = await run(cli.command, args, cwd, cli.shell);
   if (exitCode !== 0) {
     const how = signal === null ? `exit code ${exitCode}` : `signal ${signal}`;
-    throw new SynthesisError(`cdk synth failed (${how}) in ${cwd}: ${commandLine}\n${lastLines(output, QUOTED_OUTPUT_LINES)}`);
+    throw new SynthRefusedError(`cdk synth failed (${how}) in ${cwd}: ${commandLine}\n${lastLines(output, QUOTED_OUTPUT_LINES)}`, synthRefusal(output), how, commandLine);
   }
   if (!fs.existsSync(path.join(outputDirectory, 'manifest.json'))) {
     throw new SynthesisError(`cdk synth wrote no cloud assembly to ${outputDirectory} (no manifest.json): ${commandLine}\n${lastLines(output, QUOTED_OUTPUT_LINES)}`);

@@ -2,7 +2,7 @@
 import { iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
-import { FAILURE_PATHS } from '../check/failure-paths';
+import { FAILURE_PATHS, notSteeredReason } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
@@ -40,8 +40,18 @@ export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
     const counts = FAILURE_PATHS.map((path) => `${path} ${row.failurePaths[path]}`).join(', ');
     const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
     lines.push(`  ${row.name}: ${counts}${missed.length === 0 ? '' : ` · never met: ${missed.join(', ')}`}`);
+    const unsteered = notSteeredText(row);
+    if (unsteered !== undefined) lines.push(`    ${unsteered}`);
   }
   return lines;
+}
+
+/** The paths a subscriber never met that the run could not steer to it, and why; undefined when there are none. */
+function notSteeredText(row: SubscriberReport): string | undefined {
+  const notSteered = row.failurePathsNotSteered;
+  const missed = notSteered?.paths.filter((path) => row.failurePaths[path] === 0) ?? [];
+  if (notSteered === undefined || missed.length === 0) return undefined;
+  return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount)})`;
 }
 
 /** The aggregates held behind an event never applied: where each stopped, and why (none: empty). */
@@ -354,6 +364,10 @@ export function formatSummary(result: SimulationResult): string {
         `Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.` +
           (deadLetterMissed ? ' (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)' : ''),
       );
+      for (const row of result.subscribers) {
+        const unsteered = notSteeredText(row);
+        if (unsteered !== undefined) out.push(`${unsteered.charAt(0).toUpperCase()}${unsteered.slice(1)}.`);
+      }
     }
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);

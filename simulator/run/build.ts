@@ -172,6 +172,8 @@ export async function buildRun(
   });
   started.flow = flow;
   flowBuilt = flow;
+  // the caller's check of what the flow is (a scenario's subscriber names), before any of its code runs
+  options.onFlowBuilt?.(flow.subscribers.map((subscriber) => subscriber.name));
   // each function's first environment initializes while the run begins (on the core DynamoDB Local leaves free)
   for (const runner of flow.runners.values()) runner.initializeAhead();
   phases.ended('local flow');

@@ -53,6 +53,12 @@ export interface SimulationOptions {
   readonly onAssembly?: (source: AssemblySource) => void;
   /** Only these stacks. @default every stack of the assembly */
   readonly stacks?: readonly string[];
+  /**
+   * Told the run's subscriber names once its local flow is built, before any function initializes or is invoked: a
+   * throw ends the run there, its services stopped, and `runSimulation` rejects with it (the CLI refuses a scenario
+   * that names no subscriber of the app this way, before the run's minutes). @default ignored
+   */
+  readonly onFlowBuilt?: (subscribers: readonly string[]) => void;
   /** What to drive and how to count effects. @default none: then `events` must be given */
   readonly scenario?: SimulationScenario;
   /**

@@ -6,6 +6,7 @@ import { aggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { Finding, Violation } from '../check/invariants';
 import type { CausedViolations } from '../check/violation-cause';
 import { checkEffects } from '../check/invariants';
+import { notSteeredFailurePaths } from '../check/failure-paths';
 import { checkRepeatedSends } from '../check/repeated-sends';
 import type { RunFacts } from '../check/run-check';
 import type { RunLedger } from '../observation/ledger';
@@ -41,6 +42,8 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
     const faultsByKind = ledger.faultsByKind([view.subscription.key, view.queue.model.key, view.function?.key]);
     const probe = subscriber.effectProbe;
     const effects = probe === undefined || 'error' in probe ? undefined : checkEffects(view, probe.tallies, subscriber.deadLetters, ledger).totals;
+    const maxReceiveCount = view.queue.model.redrive?.maxReceiveCount;
+    const notSteered = notSteeredFailurePaths(facts.rates, maxReceiveCount);
     return {
       name: view.name,
       // an ordered subscriber (its queue FIFO: a standard topic cannot deliver to one) runs the ordered consumer, whatever
@@ -56,6 +59,7 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
       deadLettered: subscriber.deadLetters.length,
       effects,
       failurePaths: subscriber.failurePaths,
+      ...(maxReceiveCount === undefined || notSteered.length === 0 ? {} : { failurePathsNotSteered: { maxReceiveCount, paths: notSteered } }),
       ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById, {
             matched: subscriber.matched,
             deadLettered: new Set(subscriber.deadLetters.flatMap((letter) => (letter.eventId === undefined ? [] : [letter.eventId]))),

@@ -4,7 +4,7 @@
 import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { DeadLetterFinding } from '../check/dead-letters';
-import type { FailurePathCounts } from '../check/failure-paths';
+import type { FailurePathCounts, NotSteeredFailurePaths } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
 import type { NotExercised } from '../check/not-exercised';
 import type { SendFigures } from '../check/repeated-sends';
@@ -41,6 +41,12 @@ export interface SubscriberReport {
   readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
   /** How often its consumer met each failure path (simulator/check/failure-paths.ts): what this run proved of it. */
   readonly failurePaths: FailurePathCounts;
+  /**
+   * The paths of the run's rates the run cannot steer to it, its queue's `maxReceiveCount` being below the steerable
+   * count (simulator/check/failure-paths.ts): not required of it; those it never met are not proven by this run.
+   * @default absent: every path of the run's rates is steered to it
+   */
+  readonly failurePathsNotSteered?: NotSteeredFailurePaths;
   /** For a subscriber on a FIFO queue: the aggregates and events whose order the `aggregate-order` check read. */
   readonly orderChecked?: AggregateOrderCoverage;
 }

@@ -3,7 +3,7 @@
  * subscriber in another stack than the outbox and topic it reads (references across stacks, in resources and in the
  * consumer's environment), and beside the flow what the simulator cannot run. One synthesis is shared by the runs.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
@@ -64,15 +64,21 @@ describe('simulate: an app of hand-composed parts over two stacks', () => {
     expect(stderr).toMatch(/TopicArn \{"Fn::GetStackOutput":\{"StackName":"Core".*\} is in stack Core, which is not selected \(add --stack Core\)/);
   });
 
-  test('refuses a scenario with an effect probe for no subscriber of the whole app (a typo would leave effects unchecked): a usage error, no verdict printed', async () => {
-    const scenario = path.join(mkdtempSync(path.join(tmpdir(), 'ief-scenario-')), 'scenario.js');
+  test('refuses a scenario with an effect probe for no subscriber of the whole app (a typo would leave effects unchecked): a usage error once the flow is built, before any function runs, no verdict printed', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ief-scenario-'));
+    const scenario = path.join(directory, 'scenario.js');
+    const log = path.join(directory, 'functions.log');
     writeFileSync(scenario, 'module.exports = { scenario: { effects: { Audti: async () => [] } } };\n');
     const { code, stdout, stderr } = await cli(
       'simulate', '--assembly', assembly, '--scenario', scenario, '--events', events, '--no-faults', '--quiet', '--endpoint', inject('dynamoDbEndpoint'),
+      '--log', log, '--json', path.join(directory, 'result.json'),
     );
     expect(stderr).toContain(`error: ${unknownProbesMessage(scenario, ['Audti'], ['Audit'])}`);
     expect(stdout).not.toMatch(/^OK:/m);
     expect(code).toBe(EXIT_CODE.USAGE);
+    // no function was initialized or invoked: the log of every function's output is there, and empty
+    expect(readFileSync(log, 'utf8')).toBe('');
+    expect(existsSync(path.join(directory, 'result.json'))).toBe(false);
   });
 
   test('--stack: a probe for a subscriber the selected stacks do not have is out of the run\'s scope, noted, the verdict (OK) unchanged', async () => {

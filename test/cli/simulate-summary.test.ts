@@ -5,6 +5,8 @@ import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
 import { IAM_NOT_CHECKED, iamNotEvaluated } from '../../simulator/check/iam-not-evaluated';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
+import { notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
+import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
 
@@ -130,6 +132,23 @@ describe('formatSummary', () => {
         '  Audit: handler-error 0, lost-response 0, conflict 0, crash-before-commit 0, crash-after-commit 0, redelivery 0, dead-letter 0 · never met: handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter\n',
     );
     expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)');
+  });
+
+  test('an OK names the paths the run could not steer to a subscriber whose queue\'s maxReceiveCount is below the steerable count as not proven, and why, advising no production setting', () => {
+    const paths = notSteeredFailurePaths(DEFAULT_FAULT_RATES, 2);
+    const billing = { ...subscriber('Billing', 4), failurePaths: { ...NO_FAILURE_PATHS, 'lost-response': 3, conflict: 1 }, failurePathsNotSteered: { maxReceiveCount: 2, paths } };
+
+    const text = formatSummary(result([billing], []));
+
+    const unproven = ['handler-error', 'crash-before-commit', 'crash-after-commit', 'redelivery'].join(', ');
+    expect(text).toMatch(/^OK: /m);
+    expect(text).toContain(`\n    not steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)})\n`);
+    expect(text).toContain(`\nNot steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)}).`);
+    expect(notSteeredReason(2)).toContain("its queue's maxReceiveCount is 2, so the run steers no transaction conflict to it (nor a crash)");
+    expect(text).not.toMatch(/maxReceiveCount of \d+ or more/);
+    // a subscriber that met every path not steered to it has nothing to say about them
+    const metAll = { ...billing, failurePaths: { ...NO_FAILURE_PATHS, 'handler-error': 1, 'lost-response': 3, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 2 } };
+    expect(formatSummary(result([metAll], []))).not.toContain('not steered');
   });
 
   test('names each aggregate an ordered subscriber is held in: where it stopped, the event it waits for and why', () => {

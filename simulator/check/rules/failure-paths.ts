@@ -1,4 +1,7 @@
-/** Rule: each subscriber met every failure path the run's fault rates steer to it (../failure-paths.ts). */
+/**
+ * Rule: each subscriber met every failure path the run's fault rates steer to it (../failure-paths.ts): below the
+ * steerable `maxReceiveCount`, the paths the run cannot steer there are not required.
+ */
 import { checkFailurePaths, requiredFailurePaths } from '../failure-paths';
 import type { SubscriberCheck } from '../run-check';
 
@@ -8,7 +11,9 @@ export const failurePathsRule: SubscriberCheck = {
   scope: 'subscriber',
   check: (subscriber, facts) =>
     checkFailurePaths(
-      subscriber.view.name, subscriber.failurePaths, requiredFailurePaths(facts.rates), facts.ledger.deliveredEvents.get(subscriber.view.subscription.key)?.size ?? 0,
-      subscriber.view.queue.model.redrive?.maxReceiveCount,
+      subscriber.view.name,
+      subscriber.failurePaths,
+      requiredFailurePaths(facts.rates, subscriber.view.queue.model.redrive?.maxReceiveCount),
+      facts.ledger.deliveredEvents.get(subscriber.view.subscription.key)?.size ?? 0,
     ),
 };

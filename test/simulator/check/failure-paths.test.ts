@@ -1,6 +1,6 @@
 /** not-exercised: the failure paths the run's rates require of every subscriber events reached. */
 import { describe, expect, test } from 'vitest';
-import { checkFailurePaths, FAILURE_PATHS, requiredFailurePaths, type FailurePathCounts } from '../../../simulator/check/failure-paths';
+import { checkFailurePaths, FAILURE_PATHS, notSteeredFailurePaths, requiredFailurePaths, type FailurePathCounts } from '../../../simulator/check/failure-paths';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { MIN_RECEIVES_STEERED } from '../../../simulator/faults/fault-steering';
 import { DEFAULT_FAULT_RATES } from '../../../simulator/run/options';
@@ -25,16 +25,30 @@ describe('not-exercised', () => {
     expect(checkFailurePaths('Billing', { ...everyPath(1), 'dead-letter': 0 }, required, 6)).toEqual([]);
   });
 
-  test('a subscriber whose queue has maxReceiveCount 1 or 2 is told more commands will not help: only real contention or a crash meets the paths there', () => {
-    const counts = { ...everyPath(2), conflict: 0, 'dead-letter': 0 };
-    const required = requiredFailurePaths(DEFAULT_FAULT_RATES);
+  test('below the steerable receive count, the paths only a conflict or a crash leads to are not required: a correct subscriber at maxReceiveCount 2 is not failed for them', () => {
+    // a subscriber at maxReceiveCount 2 that met the lost response steered to it and nothing a conflict or a crash leads to
+    const counts = { ...everyPath(0), 'lost-response': 2 };
 
-    for (const maxReceiveCount of [1, 2]) {
-      const [violation] = checkFailurePaths('Billing', counts, required, 6, maxReceiveCount);
-      expect(violation?.detail).toContain(`its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers no transaction conflict to it`);
-      expect(violation?.detail).toContain(`more commands (--count) will not: a maxReceiveCount of ${MIN_RECEIVES_STEERED} or more lets the run steer them`);
-      expect(violation?.detail).not.toContain('run more commands');
+    expect(requiredFailurePaths(DEFAULT_FAULT_RATES, 2)).toEqual(['lost-response']);
+    expect(notSteeredFailurePaths(DEFAULT_FAULT_RATES, 2)).toEqual(['handler-error', 'conflict', 'crash-before-commit', 'crash-after-commit', 'redelivery']);
+    expect(checkFailurePaths('Billing', counts, requiredFailurePaths(DEFAULT_FAULT_RATES, 2), 6)).toEqual([]);
+    // at 1, one crash is steered (it dead-letters the event, which the run names); nothing is received again there
+    expect(requiredFailurePaths(DEFAULT_FAULT_RATES, 1)).toEqual(['lost-response', 'crash-before-commit', 'crash-after-commit']);
+    expect(notSteeredFailurePaths(DEFAULT_FAULT_RATES, 1)).toEqual(['handler-error', 'conflict', 'redelivery']);
+    // from the steerable count on (and with no redrive policy), every path the rates stand for is required
+    for (const maxReceiveCount of [MIN_RECEIVES_STEERED, 1000, undefined]) {
+      expect(requiredFailurePaths(DEFAULT_FAULT_RATES, maxReceiveCount)).toEqual(requiredFailurePaths(DEFAULT_FAULT_RATES));
+      expect(notSteeredFailurePaths(DEFAULT_FAULT_RATES, maxReceiveCount)).toEqual([]);
     }
-    expect(checkFailurePaths('Billing', counts, required, 6, MIN_RECEIVES_STEERED)[0]?.detail).toContain('run more commands (--count)');
+    // rates that steer nothing leave nothing unsteered
+    expect(notSteeredFailurePaths(NO_FAULTS, 2)).toEqual([]);
+  });
+
+  test('a subscriber at maxReceiveCount 1 or 2 that missed a path the run does steer to it still fails, told to run more commands, never to change its setting', () => {
+    for (const maxReceiveCount of [1, 2]) {
+      const violations = checkFailurePaths('Billing', { ...everyPath(2), 'lost-response': 0 }, requiredFailurePaths(DEFAULT_FAULT_RATES, maxReceiveCount), 6);
+      expect(violations).toEqual([{ kind: 'not-exercised', subscriber: 'Billing', detail: expect.stringMatching(/^its consumer never met lost-response \(6 event\(s\) reached it\).*run more commands \(--count\)/) }]);
+      expect(violations[0]?.detail).not.toContain('maxReceiveCount');
+    }
   });
 });

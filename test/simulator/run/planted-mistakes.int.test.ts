@@ -521,3 +521,20 @@ describe('a subscriber whose filter drops a type the scenario says it consumes (
     expect(formatSummary(strict)).toContain(`[untaken-event] Billing: ${found[0]!.detail}`);
   });
 });
+
+describe('a correct subscriber whose queue has maxReceiveCount 2 (the construct accepts 1-1000; 8 orders, concurrency 4)', () => {
+  test.each(['1', '2'])('MaxReceive2 at seed %s: not failed for the paths the run cannot steer to it; OK names them as not proven, and no production setting is advised', async (seed) => {
+    const result = await simulate('MaxReceive2', seed, 8, 4);
+
+    expect(result.violations).toEqual([]);
+    const billing = result.subscribers.find((subscriber) => subscriber.name === 'Billing');
+    // a conflict or a crash steered there would dead-letter a valid event by injection alone; a lost response is steered
+    expect(billing?.failurePathsNotSteered).toEqual({ maxReceiveCount: 2, paths: ['handler-error', 'conflict', 'crash-before-commit', 'crash-after-commit', 'redelivery'] });
+    expect(billing?.failurePaths['lost-response']).toBeGreaterThan(0);
+    const text = formatSummary(result);
+    expect(text).toMatch(/^OK: /m);
+    expect(text).not.toMatch(/maxReceiveCount of \d+ or more/);
+    const json = JSON.parse(JSON.stringify(resultJson(result))) as { subscribers: Array<{ name: string; failurePathsNotSteered?: unknown }> };
+    expect(json.subscribers.find((subscriber) => subscriber.name === 'Billing')?.failurePathsNotSteered).toEqual(billing?.failurePathsNotSteered);
+  });
+});
