@@ -27,6 +27,7 @@ import { replayNeedsOutputLine } from './replay-needs-output';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { PAST_RETENTION_TEXT, pastRetention } from './outbox-events';
+import { TTL_ATTRIBUTE_OPTION, ttlAttributeHelp, outboxTimeToLive } from './outbox-ttl-attribute';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -35,9 +36,9 @@ import { parseDurationSeconds } from './arguments';
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
-  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--ttl-attribute <name|none>] [--subscriber-added-later] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
@@ -78,8 +79,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            3) unless --queue's RedrivePolicy names --dead-letter-queue; a letter another subscriber's consumer
            dead-lettered (iefSubscriber) is left where it is.
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
-           outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
-           the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
+           outbox's event retention) to --queue, in sequence, the aggregate as the message group and a deduplication
+           id of the run and the event (SQS drops a retried send of the run; a replay run again sends again, and the
+           fence or the inbox record answers a copy of an event already applied).
            For a gap no dead letter holds. Only the events the fence takes one after another are sent (a table whose
            head went back holds two generations: the other one's events are named, not sent). Refused (exit code 3),
            nothing sent, when the history misses a sequence after the fence (it expired), holds there only events the
@@ -122,9 +124,11 @@ Options:
   --dead-letter-queue <url>    redrive, list, skip: the subscriber queue's dead-letter queue (FIFO)
   --drop-dead-letters          skip: also pass the sequences whose events the dead-letter queue holds (read, named;
                                left there). Never passes letters it could not read
-  --queue <url>                redrive, replay: the subscriber's queue (FIFO)
+  --queue <url>                redrive, replay, skip: the subscriber's queue (FIFO); its RedrivePolicy must name
+                               --dead-letter-queue
   --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
                                carry: its history, against which the fences carried forward are checked
+${ttlAttributeHelp(31)}
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -260,8 +264,14 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue (or --subscriber-output)");
   // review ro15 (RO15-4): only the Operator output ties the queue to this subscriber; a typed --queue must be its queue
   if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));
+  // review ro15b (RO15B-1): a restored outbox table's TTL is off; its items' expiry is read under the attribute named
+  const timeToLive = await outboxTimeToLive(context.client(), outboxTable, typeof parsed.values['ttl-attribute'] === 'string' ? parsed.values['ttl-attribute'] : undefined);
+  if ('refusal' in timeToLive) {
+    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const fence = await fences.get(aggregateId);
-  const history = await readAggregateHistory(context, outboxTable, aggregateId);
+  const history = await readAggregateHistory(context, outboxTable, aggregateId, timeToLive);
   // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
   const proof = await proveOutbox(context, { subscriber: target.subscriber, inboxTable: target.inboxTable, outboxTable, aggregateId, fence, items: history.items, ...(target.deployment === undefined ? {} : { deployment: target.deployment }) });
   if ('refusal' in proof) {
@@ -484,6 +494,7 @@ export const fenceCommand: Command = {
     'from-table': { type: 'string' },
     'from-subscriber-output': { type: 'string' },
     queue: { type: 'string' },
+    ...TTL_ATTRIBUTE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },
