@@ -4,9 +4,8 @@
  * expiry under it, so an item past its TTL is never sent, whatever the attribute is called.
  *
  * A restored table has its TTL off: DynamoDB restores no TTL setting ("You must manually set up the following on the
- * restored table: ... Time to Live (TTL) settings", RestoreTableToPointInTime). There, and where the TTL can not be
- * read, the attribute is not guessed (review ro15b, RO15B-1: `expiresAt` guessed on a table whose items expire under
- * `ttl` sent every item past its TTL): the operator names it (`--ttl-attribute`), or the command refuses.
+ * restored table: ... Time to Live (TTL) settings", RestoreTableToPointInTime). There the attribute is not guessed (review ro15b,
+ * RO15B-1: `expiresAt` guessed on a table whose items expire under `ttl` sent every item past its TTL): the operator names it (`--ttl-attribute`), or the command refuses.
  */
 import { DescribeTableCommand, DescribeTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
@@ -29,8 +28,11 @@ export function ttlAttributeHelp(column: number): string {
   return lines.map((line, index) => (index === 0 ? '  --ttl-attribute <name|none>'.padEnd(column) : ' '.repeat(column)) + line).join('\n');
 }
 
-/** The attribute an item's expiry is read under (undefined: items never expire), or why it can not be known. */
-export type OutboxTimeToLive = { readonly attributeName?: string } | { readonly refusal: string };
+/**
+ * The attribute an item's expiry is read under (undefined: items never expire), with a note when it was assumed, or
+ * why it can not be known.
+ */
+export type OutboxTimeToLive = { readonly attributeName?: string; readonly note?: string } | { readonly refusal: string };
 
 const enableLine = (tableName: string): string =>
   `turn TTL back on for it on the attribute the flow writes (aws dynamodb update-time-to-live --table-name ${terminalText(tableName)} ` +
@@ -40,9 +42,10 @@ const typedAttribute = (typed: string): OutboxTimeToLive => (typed === NO_TTL_AT
 
 /**
  * The TTL attribute of `tableName` for a command that sends its items: the one its TTL is enabled (or being enabled)
- * on, which `typed` (--ttl-attribute) must then be; `typed` when the TTL is off or can not be read; refused then
- * without it when the table was restored (DescribeTable's RestoreSummary) or its TTL can not be read; `expiresAt`, the
- * flow's own, on a table never restored whose TTL is off (one deployed without a TTL attribute writes none).
+ * on, which `typed` (--ttl-attribute) must then be; `typed` when the TTL is off or can not be read; without it, refused
+ * when the TTL is off on a restored table (DescribeTable's RestoreSummary, or DescribeTable refused); `expiresAt`, the
+ * flow's own, on a table never restored whose TTL is off (one deployed without a TTL attribute writes none), and, with
+ * a note, when the TTL can not be read (the cross-account operator role reads only the items).
  */
 export async function outboxTimeToLive(client: DynamoDBClient, tableName: string, typed?: string): Promise<OutboxTimeToLive> {
   let description;
@@ -50,11 +53,14 @@ export async function outboxTimeToLive(client: DynamoDBClient, tableName: string
     description = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
   } catch (error) {
     if (typed !== undefined) return typedAttribute(typed);
+    // the role flow.grantOperator makes for another account reads the items only (no DescribeTimeToLive): the flow's
+    // own attribute, said in a note; a restored table's TTL, read, is refused above
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     return {
-      refusal:
-        `could not read the TTL of outbox table '${terminalText(tableName)}' (DescribeTimeToLive: ${name}: ${terminalText(message)}), so which of its items are past their TTL ` +
-        "(past the retention the payload bucket's lifecycle counts on) can not be told; grant dynamodb:DescribeTimeToLive, or pass --ttl-attribute <attribute> (none: its items never expire); nothing sent",
+      attributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+      note:
+        `could not read the TTL of outbox table '${terminalText(tableName)}' (DescribeTimeToLive: ${name}: ${terminalText(message)}): items past their TTL are told by ` +
+        `'${TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE}', the flow's own attribute; for a table whose items expire under another, pass --ttl-attribute <attribute>`,
     };
   }
   const enabled = description?.TimeToLiveStatus === 'ENABLED' || description?.TimeToLiveStatus === 'ENABLING';

@@ -197,6 +197,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
     context.io.stderr(`refused: ${timeToLive.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
+  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   const location = {
     client: toDocumentClient(outboxClient),
     tableName: outboxTable,
@@ -379,6 +380,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
     context.io.stderr(`refused: ${timeToLive.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
+  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   return replayOrdered(
     context,
     {

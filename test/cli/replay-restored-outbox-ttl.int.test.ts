@@ -2,7 +2,7 @@
  * `replay` on a restored outbox table (review ro15b, RO15B-1): DynamoDB restores no TTL setting, so the table's TTL is
  * off, and its items' expiry attribute (`ttl` on a user's table) is not `expiresAt`: replay refuses unless the operator
  * names the attribute (`--ttl-attribute`), and then an item past its TTL is not sent. A table whose TTL can not be read
- * is refused the same way. Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
+ * (the cross-account operator role reads only the items) is read under `expiresAt`, with a note naming the flag. Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
  * table has) and the simulator's SQS endpoint, the real CLI in-process.
  */
 
@@ -109,7 +109,7 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     expect(sentIds(s)).toEqual([]);
   });
 
-  test('a TTL that can not be read (no dynamodb:DescribeTimeToLive) is refused without --ttl-attribute', async () => {
+  test("a TTL that can not be read (the cross-account operator role has no dynamodb:DescribeTimeToLive): expiresAt, with a note naming --ttl-attribute, which reads the table's own", async () => {
     const s = (services = await startOperatorServices('TtlUnreadable'));
     const start = s.clock.now();
     await outboxItem('evt-old', start, 7);
@@ -117,13 +117,14 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     s.clock.advanceBy(9 * DAY_MS);
     const denied = { deniedDynamoDbCommands: ['DescribeTimeToLiveCommand'] };
 
-    const refused = await cliAt(s, denied, ...replayArgs(s));
-    expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain(`refused: could not read the TTL of outbox table '${outbox.outboxTableName}' (DescribeTimeToLive: AccessDeniedException`);
+    const dryRun = await cliAt(s, denied, ...replayArgs(s).filter((arg) => arg !== '--yes'));
+    expect(dryRun.stderr).toContain(`note: could not read the TTL of outbox table '${outbox.outboxTableName}' (DescribeTimeToLive: AccessDeniedException`);
+    expect(dryRun.stderr).toContain('pass --ttl-attribute <attribute>');
     expect(sentIds(s)).toEqual([]);
 
     const named = await cliAt(s, denied, ...replayArgs(s, '--ttl-attribute', 'ttl'));
     expect(named.code).toBe(3);
+    expect(named.stderr).not.toContain('note: could not read the TTL');
     expect((JSON.parse(named.stdout) as { pastRetention: Array<{ eventId: string }> }).pastRetention.map((event) => event.eventId)).toEqual(['evt-old']);
     expect(sentIds(s)).toEqual(['evt-kept']);
   });
