@@ -53,7 +53,8 @@ export async function committedSequences(client: DynamoDBDocumentClient, outboxT
  */
 export const UNCARRIED_INBOX_ADVICE =
   "the inbox table was restored or copied and its fences were not carried: first 'fence carry --from-table <the table it was restored from>' " +
-  '(the subscriber may have applied these events there), then list again';
+  "(the subscriber may have applied these events there), or, when that table is gone, 'fence skip' each fence to what the subscriber's own state shows applied " +
+  "and 'fence carry --accept-fences-as-applied --reason <text>'; then list again";
 
 /**
  * The aggregates held up, by aggregate id: from the dead letters' plan, the fences read (`applied`, for every aggregate

@@ -16,6 +16,7 @@ import { formatTable } from './blocked-command';
 import { skip } from './fence-skip';
 import { proveOutbox } from './fence-outbox-proof';
 import { carryFences } from './fence-carry';
+import { ACCEPT_FENCES_OPTION, acceptanceRefusal, writeAcceptance } from './fence-accept';
 import { proveCarrySource } from './fence-carry-proof';
 import { notAnInboxTable } from './inbox-table-kind';
 import { uncarriedRestore } from './uncarried-restore';
@@ -27,6 +28,7 @@ import { replayNeedsOutputLine } from './replay-needs-output';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { PAST_RETENTION_TEXT, pastRetention } from './outbox-events';
+import { TTL_ATTRIBUTE_OPTION, ttlAttributeHelp, outboxTimeToLive } from './outbox-ttl-attribute';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -35,10 +37,11 @@ import { parseDurationSeconds } from './arguments';
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
-  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--ttl-attribute <name|none>] [--subscriber-added-later] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --table <restored inbox table> --accept-fences-as-applied --reason <text> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -78,8 +81,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            3) unless --queue's RedrivePolicy names --dead-letter-queue; a letter another subscriber's consumer
            dead-lettered (iefSubscriber) is left where it is.
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
-           outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
-           the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
+           outbox's event retention) to --queue, in sequence, the aggregate as the message group and a deduplication
+           id of the run and the event (SQS drops a retried send of the run; a replay run again sends again, and the
+           fence or the inbox record answers a copy of an event already applied).
            For a gap no dead letter holds. Only the events the fence takes one after another are sent (a table whose
            head went back holds two generations: the other one's events are named, not sent). Refused (exit code 3),
            nothing sent, when the history misses a sequence after the fence (it expired), holds there only events the
@@ -98,6 +102,10 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            (the subscriber's Operator output of the deployment that used --from-table) with --subscriber-output (the
            one that uses --table), naming the same outbox table in the same account and Region: another flow's inbox
            with a subscriber of this name would move its fences past events it never applied.
+           With --accept-fences-as-applied and --reason, when the table restored from is gone: after you moved each
+           fence with 'fence skip' to what the subscriber's own state shows applied, accepts the fences as they stand
+           (the carry record names no table carried from and keeps the reason; an audit line). Refused (exit code 3)
+           while the table's restore summary names a table restored from that still exists: carry from it.
 
 replay refuses (exit code 3) while the inbox table may have been restored under the subscriber: a fence written before
 its table was created, or, for a fence that applied nothing, events written before it (a subscriber added later says
@@ -118,13 +126,18 @@ Options:
                                --from-table (with --subscriber-output of the deployment that uses --table, it
                                proves the table carried from when nothing else does)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
-  --reason <text>              skip: why (kept on the fence)
+  --reason <text>              skip: why (kept on the fence); carry --accept-fences-as-applied: why (kept on the
+                               carry record)
+  --accept-fences-as-applied   carry: the table restored from is gone, and you moved each fence to what the
+                               subscriber's own state shows applied: accept them as they stand (audited)
   --dead-letter-queue <url>    redrive, list, skip: the subscriber queue's dead-letter queue (FIFO)
   --drop-dead-letters          skip: also pass the sequences whose events the dead-letter queue holds (read, named;
                                left there). Never passes letters it could not read
-  --queue <url>                redrive, replay: the subscriber's queue (FIFO)
+  --queue <url>                redrive, replay, skip: the subscriber's queue (FIFO); its RedrivePolicy must name
+                               --dead-letter-queue
   --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
                                carry: its history, against which the fences carried forward are checked
+${ttlAttributeHelp(31)}
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -260,8 +273,15 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue (or --subscriber-output)");
   // review ro15 (RO15-4): only the Operator output ties the queue to this subscriber; a typed --queue must be its queue
   if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));
+  // review ro15b (RO15B-1): a restored outbox table's TTL is off; its items' expiry is read under the attribute named
+  const timeToLive = await outboxTimeToLive(context.client(), outboxTable, typeof parsed.values['ttl-attribute'] === 'string' ? parsed.values['ttl-attribute'] : undefined);
+  if ('refusal' in timeToLive) {
+    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   const fence = await fences.get(aggregateId);
-  const history = await readAggregateHistory(context, outboxTable, aggregateId);
+  const history = await readAggregateHistory(context, outboxTable, aggregateId, timeToLive);
   // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
   const proof = await proveOutbox(context, { subscriber: target.subscriber, inboxTable: target.inboxTable, outboxTable, aggregateId, fence, items: history.items, ...(target.deployment === undefined ? {} : { deployment: target.deployment }) });
   if ('refusal' in proof) {
@@ -348,6 +368,7 @@ export function carryOutputMismatch(subscriber: string, table: string, from: Sub
 
 /** `fence carry <subscriber> --from-table <old inbox> --table <restored inbox>`: see fence-carry.ts. */
 async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string, outboxTable: string | undefined): Promise<number> {
+  if (parsed.values[ACCEPT_FENCES_OPTION] === true) return acceptFences(parsed, context, subscriber, table);
   const fromTable = requiredString(parsed, 'from-table');
   if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
   if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
@@ -396,6 +417,40 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
     );
   }
   return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}
+
+/**
+ * `fence carry --accept-fences-as-applied --reason <text>` (review ro15b, RO15B-3): the table restored from is gone;
+ * the operator moved each fence (`fence skip`) to what the subscriber's own state shows applied, and accepts the fences
+ * as they stand. Writes the carry record, with the reason, and an audit line; a dry run unless --yes.
+ */
+async function acceptFences(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string): Promise<number> {
+  if (requiredString(parsed, 'from-table') !== undefined || requiredString(parsed, 'from-subscriber-output') !== undefined) {
+    return context.usageError(`'fence carry' --${ACCEPT_FENCES_OPTION} carries from no table: leave out --from-table and --from-subscriber-output (a table restored from that exists: carry from it instead)`);
+  }
+  const reason = requiredString(parsed, 'reason');
+  if (reason === undefined) {
+    return context.usageError(`'fence carry' --${ACCEPT_FENCES_OPTION} needs --reason (why the table restored from is gone, and how each fence was checked against the subscriber's own state; kept on the carry record)`);
+  }
+  const refusal = (await notAnInboxTable(context, '--table', table)) ?? (await acceptanceRefusal(context, table));
+  if (refusal !== undefined) {
+    context.io.stderr(`refused: ${refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const apply = parsed.values.yes === true;
+  if (apply) {
+    await writeAcceptance(context, subscriber, table, reason);
+    context.io.stderr(`${JSON.stringify({ audit: 'fence-carry-accepted', at: context.now().toISOString(), by: context.user, subscriber, table, acceptedFencesAsApplied: true, reason })}\n`);
+  }
+  if (parsed.values.json === true) {
+    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), table, acceptedFencesAsApplied: true, reason }));
+  } else {
+    context.io.stdout(
+      `${apply ? 'accepted' : 'dry run: would accept'} the fences of '${terminalText(subscriber)}' in '${terminalText(table)}' as what it applied (no table carried from): ` +
+        `'fence replay' and the redrives then send what comes after them\n${apply ? '' : 'run again with --yes\n'}`,
+    );
+  }
+  return EXIT_CODE.OK;
 }
 
 async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords, subscriber: string, table: string): Promise<number> {
@@ -483,7 +538,9 @@ export const fenceCommand: Command = {
     'subscriber-added-later': { type: 'boolean' },
     'from-table': { type: 'string' },
     'from-subscriber-output': { type: 'string' },
+    [ACCEPT_FENCES_OPTION]: { type: 'boolean' },
     queue: { type: 'string' },
+    ...TTL_ATTRIBUTE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

@@ -20,6 +20,7 @@ import { parsePositiveInteger } from './arguments';
 import { EXIT_CODE, type CommandContext, type ParsedArguments } from './command';
 import { proveOutbox } from './fence-outbox-proof';
 import type { FenceTarget } from './fence-target';
+import { SKIP_NEEDS_QUEUE_LINE, skipDeadLetterQueueRefusal } from './fence-skip-queue';
 import { followedHistory, readAggregateHistory, type AggregateHistory, type FencePoint, type HistoryItem } from './ordered-history';
 import { terminalText } from './terminal-text';
 
@@ -171,6 +172,15 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
   if (typeof deadLetterQueue === 'string') return context.usageError(`'fence skip' ${deadLetterQueue}`);
   if (deadLetterQueue.url === undefined) {
     return context.usageError("'fence skip' needs --dead-letter-queue (the subscriber's FIFO dead-letter queue: an event of a skipped sequence there is not lost, and the skip is refused), or --subscriber-output");
+  }
+  // review ro15b (RO15B-2): a typed dead-letter queue is the subscriber's only when its typed queue's RedrivePolicy names it
+  if (deployment === undefined) {
+    if (target.queue === undefined) return context.usageError(SKIP_NEEDS_QUEUE_LINE);
+    const refusal = await skipDeadLetterQueueRefusal(context.sqsClient(), target.queue, deadLetterQueue.url);
+    if (refusal !== undefined) {
+      context.io.stderr(`refused: ${refusal}\n`);
+      return EXIT_CODE.REFUSED;
+    }
   }
   const from = parsed.values.from === '0' ? 0 : parsePositiveInteger(String(parsed.values.from ?? ''), 'from');
   const to = parsePositiveInteger(String(parsed.values.to ?? ''), 'to');

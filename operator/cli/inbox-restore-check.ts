@@ -17,7 +17,7 @@ import { terminalText } from './terminal-text';
 
 /** What the refusal tells the operator to do. */
 export const INBOX_RESTORE_ADVICE =
-  "carry the fences from the table it was restored from ('fence carry --from-table <that table>'), or, when that table is gone, move the fence with 'fence skip' to what the subscriber's own state shows applied (docs/ORDERED-DELIVERY.md, \"Restoring an inbox table\")";
+  "carry the fences from the table it was restored from ('fence carry --from-table <that table>'), or, when that table is gone, move each fence with 'fence skip' to what the subscriber's own state shows applied and then accept them ('fence carry --accept-fences-as-applied --reason <text>') (docs/ORDERED-DELIVERY.md, \"Restoring an inbox table\")";
 
 /**
  * Why `fence replay` (or a redrive of dead letters) must not send `events` (each with the time the producer's runtime

@@ -46,8 +46,11 @@ export interface AggregateHistory {
 
 const numberOf = (item: Record<string, unknown>, attribute: string): number => (typeof item[attribute] === 'number' ? (item[attribute] as number) : 0);
 
-/** Reads the aggregate's head and history items (one strongly consistent Scan, whatever the table's key names). */
-export async function readAggregateHistory(context: CommandContext, outboxTable: string, aggregateId: string): Promise<AggregateHistory> {
+/**
+ * Reads the aggregate's head and history items (one strongly consistent Scan, whatever the table's key names), each
+ * item's expiry under `timeToLive.attributeName` (none: no expiry read), by default the table's own TTL attribute.
+ */
+export async function readAggregateHistory(context: CommandContext, outboxTable: string, aggregateId: string, timeToLive?: { readonly attributeName?: string }): Promise<AggregateHistory> {
   const items = await scanItems(toDocumentClient(context.client()), {
     TableName: outboxTable,
     FilterExpression: '#aggregate = :aggregate AND #type IN (:head, :carried, :history)',
@@ -59,7 +62,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
       ':aggregate': aggregateId,
     },
   });
-  const timeToLive = await outboxTimeToLiveAttribute(context.client(), outboxTable);
+  const expiry = timeToLive === undefined ? await outboxTimeToLiveAttribute(context.client(), outboxTable) : timeToLive.attributeName;
   const headItem = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE);
   const history = items
     .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
@@ -72,7 +75,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
         generationBase: numberOf(item, ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE),
         body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]),
         ...(typeof item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] === 'number' ? { writtenAt: item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] as number } : {}),
-        ...(typeof item[timeToLive] === 'number' && Number.isFinite(item[timeToLive]) ? { expiresAtEpochSeconds: item[timeToLive] as number } : {}),
+        ...(expiry !== undefined && typeof item[expiry] === 'number' && Number.isFinite(item[expiry]) ? { expiresAtEpochSeconds: item[expiry] as number } : {}),
       }),
     )
     .sort((a, b) => a.sequence - b.sequence || a.generation - b.generation || a.eventId.localeCompare(b.eventId));

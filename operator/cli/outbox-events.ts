@@ -44,15 +44,15 @@ export interface OutboxLocation {
    * @default OUTBOX_ITEM.RECORD_TYPE_VALUE
    */
   readonly recordType?: string;
-  /** The attribute the table's TTL reads (see `outboxTimeToLiveAttribute`). @default 'expiresAt' */
-  readonly timeToLiveAttributeName?: string;
+  /** The attribute the table's TTL reads (see `outboxTimeToLive`); null: its items never expire. @default 'expiresAt' */
+  readonly timeToLiveAttributeName?: string | null;
 }
 
-function eventOf(item: Record<string, unknown> | undefined, recordType: string, timeToLiveAttributeName: string): OutboxEvent | undefined {
+function eventOf(item: Record<string, unknown> | undefined, recordType: string, timeToLiveAttributeName: string | null): OutboxEvent | undefined {
   const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
   if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== recordType || typeof body !== 'string') return undefined;
   const writtenAt = item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE];
-  const expiresAt = item[timeToLiveAttributeName];
+  const expiresAt = timeToLiveAttributeName === null ? undefined : item[timeToLiveAttributeName];
   return {
     envelope: parseEnvelope(body),
     body,

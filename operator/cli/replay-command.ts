@@ -19,7 +19,7 @@ import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
-import { outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
+import { TTL_ATTRIBUTE_OPTION, outboxTimeToLive, ttlAttributeHelp } from './outbox-ttl-attribute';
 import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
@@ -115,6 +115,7 @@ Options:
                                      its locate writes), to decide from their processed ids what was applied
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
   --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
+${ttlAttributeHelp(37)}
 ${DEPLOYED_SUBSCRIBER_HELP}
 ${FLOW_PROFILE_HELP}
   --yes                              send them (default: a dry run)
@@ -127,7 +128,7 @@ export { PAST_RETENTION_TEXT } from './outbox-events';
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
-  'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
+  'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table', 'ttl-attribute',
   'flow-profile', 'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
@@ -190,10 +191,17 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const { eventIds, types, since, until } = selection;
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   const now = context.now().getTime();
+  // review ro15b (RO15B-1): a restored outbox table's TTL is off; its items' expiry is read under the attribute named
+  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, typedTimeToLive(values));
+  if ('refusal' in timeToLive) {
+    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   const location = {
     client: toDocumentClient(outboxClient),
     tableName: outboxTable,
-    timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable),
+    timeToLiveAttributeName: timeToLive.attributeName ?? null,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
   };
@@ -346,6 +354,9 @@ function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; t
   return { eventIds, types, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
 }
 
+/** `--ttl-attribute`, when typed. */
+const typedTimeToLive = (values: ParsedArguments['values']): string | undefined => (typeof values['ttl-attribute'] === 'string' && values['ttl-attribute'].trim() !== '' ? values['ttl-attribute'] : undefined);
+
 /** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
 async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient): Promise<number> {
   const values = parsed.values;
@@ -364,6 +375,12 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
   // review ro15 (RO15-4): only the Operator output ties a FIFO --queue to the subscriber whose fences are read
   const bound = resolved.deployment !== undefined;
   if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));
+  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, typedTimeToLive(values));
+  if ('refusal' in timeToLive) {
+    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   return replayOrdered(
     context,
     {
@@ -371,7 +388,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       queueUrl: resolved.queueUrl,
       inboxTable,
       ...(resolved.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: resolved.deduplicationWindowSeconds }),
-      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY, timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable) },
+      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY, timeToLiveAttributeName: timeToLive.attributeName ?? null },
       eventIds,
       ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
       send: values.yes === true,
@@ -440,6 +457,7 @@ export const replayCommand: Command = {
     'aggregate-table': { type: 'string', multiple: true },
     'filter-policy': { type: 'string' },
     'inbox-table': { type: 'string' },
+    ...TTL_ATTRIBUTE_OPTION,
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
     ...FLOW_PROFILE_OPTION,
     yes: { type: 'boolean' },

@@ -14,9 +14,9 @@ const DESCRIBE_TABLE = 'DynamoDB_20120810.DescribeTable';
 
 /**
  * Starts the proxy in front of `target` (`http://127.0.0.1:<port>`); `creationTime` gives a table's creation time on
- * the run's clock (epoch ms) from its name and its real creation time (epoch ms).
+ * the run's clock (epoch ms) from its name, its real creation time (epoch ms) and its `TableId` (when the reply has one).
  */
-export async function startTableClockProxy(target: string, creationTime: (tableName: string, realCreatedAt: number) => number): Promise<LoopbackServer> {
+export async function startTableClockProxy(target: string, creationTime: (tableName: string, realCreatedAt: number, tableId: string | undefined) => number): Promise<LoopbackServer> {
   const server = createServer((request, response) => {
     void (async () => {
       const body = await readBody(request);
@@ -39,11 +39,11 @@ export async function startTableClockProxy(target: string, creationTime: (tableN
 }
 
 /** The DescribeTable reply `body` with its table's creation time on the run's clock, or undefined when it has none. */
-function onRunClock(body: Buffer, creationTime: (tableName: string, realCreatedAt: number) => number): Buffer | undefined {
-  const reply = JSON.parse(body.toString('utf8')) as { Table?: { TableName?: string; CreationDateTime?: number } };
+function onRunClock(body: Buffer, creationTime: (tableName: string, realCreatedAt: number, tableId: string | undefined) => number): Buffer | undefined {
+  const reply = JSON.parse(body.toString('utf8')) as { Table?: { TableName?: string; CreationDateTime?: number; TableId?: string } };
   const table = reply.Table;
   if (table?.TableName === undefined || typeof table.CreationDateTime !== 'number') return undefined;
-  table.CreationDateTime = creationTime(table.TableName, table.CreationDateTime * 1000) / 1000;
+  table.CreationDateTime = creationTime(table.TableName, table.CreationDateTime * 1000, table.TableId) / 1000;
   return Buffer.from(JSON.stringify(reply), 'utf8');
 }
 

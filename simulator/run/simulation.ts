@@ -8,6 +8,7 @@
  */
 import { startTableClockProxy } from '../aws/table-clock-proxy';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isRunTable, runTableIdentities } from './run-table-identity';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -62,10 +63,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         ? { cwd: options.cwd, outputFiles: logFile === undefined ? [] : [logFile], ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
         : undefined;
       // the operator's DynamoDB endpoint tells the run's tables' creation on the run's clock (../aws/table-clock-proxy.ts):
-      // the run created them at its start; a table made while it serves, when the clock runs with real time
-      const runTables = new Set([...built.flow.tables.values()].map((table) => table.tableName));
-      const tableClock = await startTableClockProxy(built.database.endpoint, (tableName, realCreatedAt) =>
-        runTables.has(tableName) ? settings.startTime : realCreatedAt + built.clock.now() - Date.now(),
+      // the run created them at its start; a table made while it serves, when the clock runs with real time. A run table
+      // is the one the run made (its TableId, else its real creation time), not any of its name: one deleted and made
+      // again under it while serving (a restore under the table's own name) was made then (review ro15b, RO15B-4)
+      const runTables = await runTableIdentities(built.client, [...built.flow.tables.values()].map((table) => table.tableName));
+      const tableClock = await startTableClockProxy(built.database.endpoint, (tableName, realCreatedAt, tableId) =>
+        isRunTable(runTables.get(tableName), realCreatedAt, tableId) ? settings.startTime : realCreatedAt + built.clock.now() - Date.now(),
       );
       const database = {
         endpoint: tableClock.endpoint,

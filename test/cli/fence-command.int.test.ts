@@ -18,7 +18,7 @@ import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../operator/cli/replay-needs-output';
 import { PAST_RETENTION_TEXT } from '../../operator/cli/replay-command';
-import { cli, deliverOnce } from './operator-services';
+import { cli, cliAt, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
 const client = localClient();
@@ -147,7 +147,7 @@ describe('fence', () => {
 
     // two more events committed, then lost (say): the skip may pass them, as the outbox committed them
     for (const step of ['refunded', 'closed']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
-    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
+    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
     expect((await cli({ clock, endpoint }, ...skipArgs)).stdout).toContain('dry run');
     const skipped = await cli({ clock, endpoint }, ...skipArgs, '--yes');
     expect(skipped.code).toBe(0);
@@ -162,7 +162,7 @@ describe('fence', () => {
     const events = await produce(aggregate, ['placed', 'paid', 'shipped', 'delivered']);
     await consumer()({ Records: [{ messageId: 's1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
     const skip = (to: string, ...more: string[]) =>
-      cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '1', '--to', to, '--reason', 'lost', ...more);
+      cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url, '--from', '1', '--to', to, '--reason', 'lost', ...more);
 
     // past the head: events 5.. are not written yet; skipped, they would be answered as duplicates when they are
     const past = await skip('5', '--yes');
@@ -188,13 +188,13 @@ describe('fence', () => {
     expect(await ledger(aggregate)).toEqual(['placed', 'delivered']);
 
     // no head to check against: needs the outbox, refuses what it can not read, refuses an aggregate the outbox never had
-    const base = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '4', '--to', '5', '--reason', 'lost', '--yes'];
+    const base = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url, '--from', '4', '--to', '5', '--reason', 'lost', '--yes'];
     expect(await cli({ clock, endpoint }, ...base)).toMatchObject({ code: 2, stderr: expect.stringContaining("'fence skip' needs --outbox-table") });
     expect(await cli({ clock, endpoint }, ...base, '--outbox-table', 'no-such-outbox-table')).toMatchObject({
       code: 3,
       stderr: expect.stringMatching(/refused: could not read the head of .* in outbox table 'no-such-outbox-table' \(ResourceNotFoundException/),
     });
-    const never = await cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, `${aggregate}-never`, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '0', '--to', '1', '--reason', 'lost', '--yes');
+    const never = await cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, `${aggregate}-never`, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url, '--from', '0', '--to', '1', '--reason', 'lost', '--yes');
     expect(never).toMatchObject({ code: 3, stderr: expect.stringContaining('has no head item in outbox table') });
   });
 
@@ -260,6 +260,31 @@ describe('fence', () => {
     expect(sent.stderr).toContain(PAST_RETENTION_TEXT);
     for (const event of events.slice(1)) expect(sent.stderr).toContain(event.id);
     expect(sent.stderr).not.toContain(events[0]!.id);
+    expect(queue.counts().visible).toBe(visibleBefore);
+  });
+
+  test('replay (review ro15b, RO15B-1) from a restored outbox table (its TTL off) does not guess the TTL attribute: refused without --ttl-attribute; with it, items past their ttl are refused by name', async () => {
+    const aggregate = `order-${Date.now()}-ttl-restored`;
+    const events = await produce(aggregate, ['placed', 'paid', 'shipped']);
+    await consumer()({ Records: [{ messageId: 'tr1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    // a user's outbox table whose items expire under `ttl`, restored: DynamoDB restores no TTL setting
+    for (const event of events) {
+      await DynamoDBDocumentClient.from(client).send(
+        new UpdateCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(event.id), UpdateExpression: 'SET #ttl = :past REMOVE expiresAt', ExpressionAttributeNames: { '#ttl': 'ttl' }, ExpressionAttributeValues: { ':past': 1 } }),
+      );
+    }
+    const source = 'arn:aws:dynamodb:us-east-1:111122223333:table/orders-outbox';
+    const restored = { restoredFrom: (table: string) => (table === outboxConfig.outboxTableName ? source : undefined) };
+    const visibleBefore = queue.counts().visible;
+    const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes'];
+    const guessed = await cliAt({ clock, endpoint }, restored, ...args);
+    expect(guessed.code).toBe(3);
+    expect(guessed.stderr).toContain(`refused: outbox table '${outboxConfig.outboxTableName}' was restored (from ${source}) and its TTL is off`);
+    expect(queue.counts().visible).toBe(visibleBefore);
+    const named = await cliAt({ clock, endpoint }, restored, ...args, '--ttl-attribute', 'ttl');
+    expect(named.code).toBe(3);
+    expect(named.stderr).toContain(PAST_RETENTION_TEXT);
+    for (const event of events.slice(1)) expect(named.stderr).toContain(event.id);
     expect(queue.counts().visible).toBe(visibleBefore);
   });
 

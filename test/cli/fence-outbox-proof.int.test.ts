@@ -38,8 +38,8 @@ const newOutbox = (source = 'orders'): Promise<ProducerConfig> => createOutbox(c
 beforeAll(async () => {
   const byUrl = new Map<string, SimulatedQueue>();
   endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('Proof.fifo', { fifo: true, queueName: 'Proof.fifo' }), { clock, baseUrl: endpoint.endpoint });
   deadLetterQueue = makeQueue(queueModel('ProofDlq.fifo', { fifo: true, queueName: 'ProofDlq.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  queue = makeQueue(queueModel('Proof.fifo', { fifo: true, queueName: 'Proof.fifo', redrive: { deadLetterQueue: 'Stack/ProofDlq.fifo', maxReceiveCount: 3 } }), { clock, baseUrl: endpoint.endpoint, deadLetterQueue });
   for (const each of [queue, deadLetterQueue]) byUrl.set(each.address.url, each);
   [inboxConfig, ledgerTable, ours, theirs] = await Promise.all([
     createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
@@ -105,7 +105,7 @@ function output(outbox: ProducerConfig): string {
 
 const replayArgs = (aggregateId: string, outbox: ProducerConfig) => ['fence', 'replay', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--queue', queue.address.url];
 const skipArgs = (aggregateId: string, outbox: ProducerConfig, from: number, to: number) =>
-  ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', String(from), '--to', String(to), '--reason', 'lost'];
+  ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url, '--from', String(from), '--to', String(to), '--reason', 'lost'];
 
 async function drain(): Promise<void> {
   const { handler } = consumer();

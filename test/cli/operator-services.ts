@@ -150,6 +150,11 @@ export interface CliRun {
    * Local restores nothing, so says none); undefined for a table: none. @default none for every table
    */
   readonly restoredFrom?: (tableName: string) => string | undefined;
+  /**
+   * DynamoDB commands the operator's role may not call (`DescribeTimeToLiveCommand`): answered AccessDeniedException,
+   * as IAM answers an action the role lacks. @default none
+   */
+  readonly deniedDynamoDbCommands?: readonly string[];
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -172,6 +177,18 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
             return next(args);
           },
           { step: 'initialize', name: 'tablesOfAnotherAccount' },
+        );
+      }
+      const denied = terminal.deniedDynamoDbCommands ?? [];
+      if (denied.length > 0) {
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            if (denied.includes(String(context.commandName))) {
+              throw Object.assign(new Error(`User: arn:aws:sts::111122223333:assumed-role/operator is not authorized to perform: dynamodb:${String(context.commandName).replace(/Command$/, '')}`), { name: 'AccessDeniedException' });
+            }
+            return next(args);
+          },
+          { step: 'initialize', name: 'deniedDynamoDbCommands' },
         );
       }
       const createdAt = terminal.tableCreatedAt;

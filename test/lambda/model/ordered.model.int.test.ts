@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { failureReport, searchFromEnvironment } from '../../support/model/search';
-import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, DlqRedriveWhole, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreInbox, RestoreInboxThen, RestoreOutbox, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, DlqRedriveWhole, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreInbox, RestoreInboxSourceGone, RestoreInboxThen, RestoreOutbox, FenceReplay, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
 import { OrderedWorld } from '../../support/model/ordered-world';
 
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
@@ -103,7 +103,7 @@ test('ordered path, regression: seed 610415521 (the random search of the fifteen
   // "Restoring an inbox table" says it must until the carry), and the model checked the refused run's sends against what
   // the fence admits and called the empty send wrong ([] sent, [1..12] admitted). A model error, the runtime and CLI
   // unchanged; failed before the fix
-  const failure = await failureReport(searchProperty(40, 'EdA/:K'), { runs: 1, seed: 610415521, path: '2:0:4:7:8' });
+  const failure = await failureReport(searchProperty(40, 'EdA/:K', 'fifteenth'), { runs: 1, seed: 610415521, path: '2:0:4:7:8' });
   expect(failure).toBeUndefined();
 });
 
@@ -112,7 +112,7 @@ test('ordered path, regression: seed 784250466 (review rx15, RX15-1): fence repl
   // 3600 s), then `fence replay`: it now refuses, naming #1 as past the outbox's retention; the model called that
   // refusal unexplained (no restore in the run). The model now admits that refusal only for events past their TTL, and
   // checks that no fence replay sends one
-  const failure = await failureReport(searchProperty(40, 'A/T:G'), { runs: 1, seed: 784250466, path: '9:0:9:9' });
+  const failure = await failureReport(searchProperty(40, 'A/T:G', 'fifteenth'), { runs: 1, seed: 784250466, path: '9:0:9:9' });
   expect(failure).toBeUndefined();
 });
 
@@ -393,6 +393,27 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 777,
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 2, 'none'), new Relay(0, 1, true), new RestoreInboxThen(1, 'fence replay', 0)],
+  },
+  {
+    // not a counterexample of the search (review ro15b, RO15B-3; the sixteenth session): #1 applied, #2 relayed and not
+    // delivered, the inbox table restored with the table restored from gone. The fence already stands where the
+    // subscriber applied, so nothing to skip: `fence carry --accept-fences-as-applied` accepts it, and `fence replay`
+    // must then send #2 (refused for ever before), applied once with the relayed copy
+    name: 'an inbox restore whose table restored from is gone: the fences accepted as applied, then fence replay sends the rest',
+    seed: 777,
+    maxReceiveCount: 3,
+    commands: () => [new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Produce(0, 1, 'none'), new Relay(0, 1, true), new RestoreInboxSourceGone(1), new FenceReplay(0), new Deliver(0, 0, undefined, 'none')],
+  },
+  {
+    // the same with the restored fence behind (#1 and #2 applied, the table restored to after #1): `fence skip 1 -> 2`
+    // to what the ledger shows, then the acceptance; #3 then applies after #2, and a copy of #2 is answered, not applied
+    name: 'an inbox restore whose table restored from is gone, the fence behind: fence skip to the ledger, accepted, nothing applied twice',
+    seed: 777,
+    maxReceiveCount: 3,
+    commands: () => [
+      new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Produce(0, 1, 'none'), new Relay(0, 2, true), new Deliver(0, 0, undefined, 'none'),
+      new RestoreInboxSourceGone(1), new Deliver(0, 0, undefined, 'none'), new Produce(0, 1, 'none'), new Relay(0, 1, true), new FenceReplay(0), new Deliver(0, 0, undefined, 'none'),
+    ],
   },
 ];
 

@@ -414,7 +414,7 @@ describe('r38: `fence skip` on the wrong outbox table', () => {
     for (const step of ['packed', 'labelled', 'shipped', 'delivered', 'returned']) await emit(shipping, id, step); // shipping's head: 5
 
     // the operator picks the wrong table: payments' head is 2, so --to 5 must be refused
-    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', shipping.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--from', '1', '--to', '5', '--reason', 'lost', '--yes']);
+    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', shipping.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--queue', deadLetterQueue.queueUrl, '--from', '1', '--to', '5', '--reason', 'lost', '--yes']);
     expect(result.code).toBe(EXIT_CODE.REFUSED);
   });
 });

@@ -87,7 +87,7 @@ async function deliver(handler: ReturnType<typeof consumer>['handler'], ...envel
 async function fenceSkip(outbox: ProducerConfig, aggregateId: string, from: number, to: number): Promise<void> {
   let stderr = '';
   const code = await main(
-    ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes'],
+    ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--queue', deadLetterQueue.queueUrl, '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes'],
     { stdout: () => undefined, stderr: (text) => void (stderr += text), user: 'on-call', createClient: () => localClient(), createSqsClient: () => deadLetterQueue.createSqsClient() },
   );
   expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });

@@ -362,6 +362,25 @@ function fifteenthCommands(): Array<fc.Arbitrary<Command>> {
 }
 
 /**
+ * The subscriber's inbox table restored `back` changes ago with the table restored from gone (review ro15b, RO15B-3):
+ * `fence skip` of each fence to what the subscriber applied, then `fence carry --accept-fences-as-applied`.
+ */
+export class RestoreInboxSourceGone implements Command {
+  public constructor(private readonly back: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.restoreInboxSourceGone(this.back);
+    await real.world.check();
+  }
+  public toString = (): string => `restoreInbox(${this.back} back, the table restored from gone: fence skip to the ledger, fence carry --accept-fences-as-applied)`;
+}
+
+/** The commands added in the sixteenth session: an inbox restore whose table restored from is gone. */
+function sixteenthCommands(): Array<fc.Arbitrary<Command>> {
+  return [fc.integer({ min: 1, max: 3 }).map((back) => new RestoreInboxSourceGone(back))];
+}
+
+/**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
  * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
  */
@@ -372,7 +391,7 @@ function laterCommands(): Array<fc.Arbitrary<Command>> {
 const aggregate = fc.integer({ min: 0, max: 1 });
 
 /** Which commands a run draws from: every one (`all`), or those of an earlier session, which its recorded seeds replay. */
-export type OrderedVocabulary = 'found' | 'twelfth' | 'thirteenth' | 'fourteenth' | 'all';
+export type OrderedVocabulary = 'found' | 'twelfth' | 'thirteenth' | 'fourteenth' | 'fifteenth' | 'all';
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /**
@@ -383,7 +402,8 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * inbox restore, the raised window, `dlq redrive --yes`
  * with more than 10 letters of an aggregate), `thirteenth` those added since the thirteenth (an operator command between
  * an inbox restore and its carry), `fourteenth` those added since the fourteenth (`fence skip --drop-dead-letters`,
- * `fence carry --outbox-table` proven by records),
+ * `fence carry --outbox-table` proven by records), `fifteenth` those added since the fifteenth (an inbox restore whose
+ * table restored from is gone),
  * so a seed and path found before replay the same commands (a command more changes what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {
@@ -408,10 +428,11 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
       ...(vocabulary === 'found' ? [] : laterCommands()),
-      ...(vocabulary === 'all' || vocabulary === 'fourteenth' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
-      ...(vocabulary === 'all' || vocabulary === 'fourteenth' ? fourteenthCommands() : []),
-      ...(vocabulary === 'all' || vocabulary === 'fourteenth' ? dlqOrderCommands() : []),
-      ...(vocabulary === 'all' ? fifteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fifteenth' || vocabulary === 'fourteenth' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fifteenth' || vocabulary === 'fourteenth' ? fourteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fifteenth' || vocabulary === 'fourteenth' ? dlqOrderCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fifteenth' ? fifteenthCommands() : []),
+      ...(vocabulary === 'all' ? sixteenthCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

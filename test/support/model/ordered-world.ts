@@ -189,6 +189,11 @@ export class OrderedWorld {
    * the redrive plan then deletes that one's dead letter as dropped by the skip: seed 308844549, path 6:0:2:16:11:4:7).
    */
   private readonly droppedBySkip = new Set<string>();
+  /**
+   * Events a `fence skip` passed because the subscriber's own state shows them applied (an inbox restore whose table
+   * restored from is gone, review ro15b, RO15B-3): applied, never dropped; a later copy is answered with the skip's WARN.
+   */
+  private readonly skippedAsApplied = new Set<string>();
   /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
   private readonly heads = new Map<string, number>();
   // ---- issue 38 (b38): the generation protocol (review F2) ----
@@ -482,6 +487,7 @@ export class OrderedWorld {
     }
     if (dropped && young && outcome === 'acknowledged' && !warned.includes(envelope.id)) this.violations.push(`${what} (${envelope.id}), dropped by an operator's skip, acknowledged without a WARN line naming the skip`);
     for (const id of warned) {
+      if (id === envelope.id && this.skippedAsApplied.has(id)) continue;
       if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
       else this.violations.push(`a WARN line says a skip dropped ${id}, delivering ${what} (${envelope.id}), which no accepted skip dropped`);
     }
@@ -962,6 +968,52 @@ export class OrderedWorld {
     else this.inboxCarryPending = false;
     if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);
     this.history.push(`${restoredLine}; fence carry: ${JSON.stringify(after)}`);
+  }
+
+  /**
+   * Review ro15b (RO15B-3): the inbox table restored `back` changes ago, and the table restored from is gone. The
+   * runbook's way: the operator moves each fence with `fence skip` (with the subscriber's Operator output and
+   * `--drop-dead-letters`: a letter there is a copy of an applied event) to what the subscriber's own state shows
+   * applied (where the fence stood: its ledger and the skips it was told of), then accepts the fences with
+   * `fence carry --accept-fences-as-applied --reason ... --yes`. Checked: every fence back where it stood, the acceptance
+   * accepted, and afterwards the ledger check: nothing of it applies twice or is lost (a later `fence replay` sends the
+   * rest, and must not be refused for the restore). Where the skip can not take that way (an outbox restore in the run:
+   * a fence's generation is the carry's to copy; a skip refused), the model carries from the table as the runbook's
+   * step 3 does.
+   */
+  public async restoreInboxSourceGone(back: number): Promise<void> {
+    const subscriber = this.tables.inbox.subscriberName;
+    const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    await this.restoreInboxTable(back);
+    const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    const line = `inbox restored ${back} back, the table restored from gone: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`;
+    if (this.restored) return this.carryFences(before, `${line} (an outbox restore in the run: carried from the table instead)`);
+    const { queue, deadLetterQueue } = await this.deadLetterQueues(1, 'model');
+    const skips: string[] = [];
+    for (const [index, aggregate] of this.aggregates.entries()) {
+      if (before[index]! <= restored[index]!) continue;
+      const result = await this.operator(
+        'fence', 'skip', subscriber, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url, deadLetterQueue.address.url),
+        '--from', String(restored[index]), '--to', String(before[index]), '--reason', 'model: the subscriber state shows these applied', '--drop-dead-letters', '--yes', '--json',
+      );
+      if (result.code !== 0) {
+        skips.push(`skip ${aggregate.slice(-5)} refused (${result.code})`);
+        continue;
+      }
+      const { drops } = JSON.parse(result.stdout) as { drops: Array<{ eventId?: string }> };
+      for (const drop of drops) if (drop.eventId !== undefined) this.skippedAsApplied.add(drop.eventId);
+      skips.push(`skip ${aggregate.slice(-5)} ${restored[index]} -> ${before[index]}`);
+    }
+    this.sqs!.queues.delete(queue.address.url);
+    this.sqs!.queues.delete(deadLetterQueue.address.url);
+    const moved = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    if (JSON.stringify(moved) !== JSON.stringify(before)) return this.carryFences(before, `${line}; ${skips.join(', ')}: fences ${JSON.stringify(moved)} (carried from the table instead)`);
+    const accepted = await this.operator('fence', 'carry', subscriber, '--table', this.tables.inbox.inboxTableName, '--accept-fences-as-applied', '--reason', 'model: table restored from gone, fences moved to the ledger', '--yes', '--json');
+    const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    if (accepted.code !== 0) this.violations.push(`fence carry --accept-fences-as-applied exited ${accepted.code}: ${accepted.stderr.trim()}`);
+    else this.inboxCarryPending = false;
+    if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`after an inbox restore whose table is gone, the skips and the acceptance left the fences at ${JSON.stringify(after)}; the subscriber applied up to ${JSON.stringify(before)}`);
+    this.history.push(`${line}; ${skips.length === 0 ? 'no skip' : skips.join(', ')}; fence carry --accept-fences-as-applied: ${JSON.stringify(after)}`);
   }
 
   /**

@@ -1,0 +1,131 @@
+/**
+ * `replay` on a restored outbox table (review ro15b, RO15B-1): DynamoDB restores no TTL setting, so the table's TTL is
+ * off, and its items' expiry attribute (`ttl` on a user's table) is not `expiresAt`: replay refuses unless the operator
+ * names the attribute (`--ttl-attribute`), and then an item past its TTL is not sent. A table whose TTL can not be read
+ * (the cross-account operator role reads only the items) is read under `expiresAt`, with a note naming the flag. Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
+ * table has) and the simulator's SQS endpoint, the real CLI in-process.
+ */
+
+import { UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ProducerConfig } from '../../lambda/config';
+import { outboxKeyValue } from '../../lambda/producer/outbox-item';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { localClient } from '../support/dynamodb-client';
+import { createOutbox } from '../support/proof/tables';
+import { envelopeObject } from '../lambda/helpers';
+import { cli, cliAt, startOperatorServices, type OperatorServices } from './operator-services';
+
+const DAY_MS = 86_400_000;
+
+let outbox: ProducerConfig;
+let services: OperatorServices | undefined;
+
+beforeEach(async () => {
+  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
+  // a restored outbox table: DynamoDB restores no TTL setting (RestoreTableToPointInTime: "You must manually set up ... Time to Live (TTL) settings")
+});
+
+afterEach(async () => {
+  await services?.stop();
+  services = undefined;
+});
+
+async function outboxItem(id: string, writtenAtMs: number, retentionDays: number): Promise<void> {
+  const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(writtenAtMs).toISOString() }));
+  const key = outboxKeyValue(id);
+  await DynamoDBDocumentClient.from(localClient()).send(
+    new PutCommand({
+      TableName: outbox.outboxTableName,
+      Item: {
+        pk: key,
+        sk: key,
+        [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
+        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
+        [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
+        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
+        [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs,
+        ttl: Math.floor(writtenAtMs / 1000) + retentionDays * 86_400,
+      },
+    }),
+  );
+}
+
+const SOURCE = 'arn:aws:dynamodb:us-east-1:111122223333:table/orders-outbox';
+
+const replayArgs = (s: OperatorServices, ...more: string[]): string[] => [
+  'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', 'billing', '--processing-mode', 'transactional',
+  '--filter-policy', 'none', '--deduplication-window', '30d', '--event-id', 'evt-old', '--event-id', 'evt-kept', ...more, '--yes', '--json',
+];
+
+const sentIds = (s: OperatorServices): string[] => s.queue.messages().map((message) => (JSON.parse(message.body) as { id: string }).id);
+
+describe('replay on a restored outbox table (its TTL off) does not guess the TTL attribute (RO15B-1)', () => {
+  test('without --ttl-attribute: refused, exit 3, nothing sent, the restore and the way on named', async () => {
+    const s = (services = await startOperatorServices('RestoredTtl'));
+    const start = s.clock.now();
+    await outboxItem('evt-old', start, 7);
+    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
+    s.clock.advanceBy(9 * DAY_MS);
+    const restored = { restoredFrom: (table: string) => (table === outbox.outboxTableName ? SOURCE : undefined) };
+
+    const result = await cliAt(s, restored, ...replayArgs(s));
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`refused: outbox table '${outbox.outboxTableName}' was restored (from ${SOURCE}) and its TTL is off`);
+    expect(result.stderr).toContain('--ttl-attribute');
+    expect(sentIds(s)).toEqual([]);
+  });
+
+  test('with --ttl-attribute ttl: the item past its ttl is named as past the retention and not sent, exit 3', async () => {
+    const s = (services = await startOperatorServices('RestoredTtlNamed'));
+    const start = s.clock.now();
+    await outboxItem('evt-old', start, 7);
+    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
+    s.clock.advanceBy(9 * DAY_MS);
+    const restored = { restoredFrom: (table: string) => (table === outbox.outboxTableName ? SOURCE : undefined) };
+
+    const result = await cliAt(s, restored, ...replayArgs(s, '--ttl-attribute', 'ttl'));
+
+    expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 3 });
+    const output = JSON.parse(result.stdout) as { pastRetention: Array<{ eventId: string; expiredAt: string }> };
+    expect(output.pastRetention).toEqual([{ eventId: 'evt-old', expiredAt: new Date(start + 7 * DAY_MS).toISOString() }]);
+    expect(sentIds(s)).toEqual(['evt-kept']);
+  });
+
+  test("--ttl-attribute that is not the table's TTL attribute (TTL on) is refused, nothing sent", async () => {
+    const s = (services = await startOperatorServices('TtlDisagrees'));
+    await localClient().send(new UpdateTimeToLiveCommand({ TableName: outbox.outboxTableName, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } }));
+    const start = s.clock.now();
+    await outboxItem('evt-old', start, 7);
+    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
+    s.clock.advanceBy(9 * DAY_MS);
+
+    const result = await cli(s, ...replayArgs(s, '--ttl-attribute', 'expiresAt'));
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`refused: --ttl-attribute expiresAt disagrees with outbox table '${outbox.outboxTableName}', whose TTL reads 'ttl'`);
+    expect(sentIds(s)).toEqual([]);
+  });
+
+  test("a TTL that can not be read (the cross-account operator role has no dynamodb:DescribeTimeToLive): expiresAt, with a note naming --ttl-attribute, which reads the table's own", async () => {
+    const s = (services = await startOperatorServices('TtlUnreadable'));
+    const start = s.clock.now();
+    await outboxItem('evt-old', start, 7);
+    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
+    s.clock.advanceBy(9 * DAY_MS);
+    const denied = { deniedDynamoDbCommands: ['DescribeTimeToLiveCommand'] };
+
+    const dryRun = await cliAt(s, denied, ...replayArgs(s).filter((arg) => arg !== '--yes'));
+    expect(dryRun.stderr).toContain(`note: could not read the TTL of outbox table '${outbox.outboxTableName}' (DescribeTimeToLive: AccessDeniedException`);
+    expect(dryRun.stderr).toContain('pass --ttl-attribute <attribute>');
+    expect(sentIds(s)).toEqual([]);
+
+    const named = await cliAt(s, denied, ...replayArgs(s, '--ttl-attribute', 'ttl'));
+    expect(named.code).toBe(3);
+    expect(named.stderr).not.toContain('note: could not read the TTL');
+    expect((JSON.parse(named.stdout) as { pastRetention: Array<{ eventId: string }> }).pastRetention.map((event) => event.eventId)).toEqual(['evt-old']);
+    expect(sentIds(s)).toEqual(['evt-kept']);
+  });
+});
