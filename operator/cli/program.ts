@@ -17,6 +17,7 @@ import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
+import { awsAccessHint, awsUnreachedReason } from './aws-access';
 import { terminalConfirm } from './confirm';
 import { terminalOutput } from './terminal-text';
 
@@ -35,6 +36,11 @@ export interface Program {
   readonly version: () => string | undefined;
   /** Commands listed in the usage that another package runs (name -> summary). @default none */
   readonly elsewhere?: ReadonlyMap<string, string>;
+  /**
+   * The commands whose errors of AWS access (no Region, no credentials, an endpoint that does not answer) are followed
+   * by what to set ({@link awsAccessHint}). @default every command of {@link Program.commands}
+   */
+  readonly reachingAws?: ReadonlySet<string>;
 }
 
 function programUsage(program: Program): string {
@@ -161,7 +167,9 @@ export async function runProgram(argv: readonly string[], unguardedIo: CliIo, pr
   try {
     return await command.run(parsed, context);
   } catch (error) {
-    return context.fail(error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error));
+    const message = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+    const reachesAws = program.reachingAws?.has(name) ?? true;
+    return context.fail(reachesAws && awsUnreachedReason(error) !== undefined ? `${message}. ${awsAccessHint(name)}` : message);
   } finally {
     client?.destroy();
     sqsClient?.destroy();
