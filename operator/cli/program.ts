@@ -3,7 +3,9 @@
  * process's program ({@link runFromProcess}). The operator package's bin (operator/cli/main.ts) runs the operator
  * commands with it; the simulator's (simulator/cli/main.ts) runs the same program with its own commands added.
  *
- * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error, 3 refused (an operator command
+ * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error or a command that can not run here
+ * (`simulate`, `verify`, `init` without the simulator beside the operator package; `simulate` without DynamoDB Local's
+ * package), 3 refused (an operator command
  * refused some or all of what it was asked, and said why: e.g. a dead letter past its deduplication window; `init`
  * refuses a directory that is not empty), 4 AWS not reached (`verify`), 5 NOT PROVEN (`simulate`: no violation, but a
  * subscriber received no event), 6 not quiet in time (`verify`: no check ran).
