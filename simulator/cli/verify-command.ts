@@ -35,7 +35,8 @@ the subscribers' Operator outputs). Its commands' ids are unique to the run (it 
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
-REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED; 5 NOT PROVEN; 6 not quiet in time; 2 usage error;
+REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED; 5 NOT PROVEN; 6 not quiet in time; 2 usage error
+(or the simulator not installed beside the operator package);
 3 refused (no --account, a stack or queue outside --account, an endpoint outside AWS no --allow-endpoint names,
 no flow found or a --stack that does not exist, a scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
 endpoint that does not answer, access denied), or any other error before a verdict: no verdict (if it happened

@@ -24,7 +24,13 @@ export interface PackageSource {
   readonly specs: Readonly<Record<PackageSpecKey, string>>;
   /** E.g. `version 1.0.0 from the npm registry`, or `the tarballs in /tmp/release`. */
   readonly said: string;
+  /** What the user must know of these specs, printed after where they come from. @default nothing */
+  readonly note?: string;
 }
+
+/** What `init` says after writing the tarballs' `file:` specs into the app's package.json. */
+export const TARBALL_SPECS_NOTE =
+  "They are absolute file: paths: the app installs (npm install, npm ci, its CI workflow) only where they exist, as on this machine; once the packages are published, set the four to the version in the app's package.json.";
 
 /** The file names a package's tarball may have: `npm pack`'s (`<scope>-<name>-<version>.tgz`), or without the version. */
 export function tarballNames(packageName: string, version: string): string[] {
@@ -84,7 +90,7 @@ export function installedTarballs(simulatorRoot: string, version: string): Recor
 
 /** The four packages as `file:` specs of `tarballs`, said as where they are. */
 export function tarballSource(tarballs: Record<PackageSpecKey, string>, said: string): PackageSource {
-  return { specs: Object.fromEntries(specKeys.map((key) => [key, fileSpec(tarballs[key])])) as Record<PackageSpecKey, string>, said };
+  return { specs: Object.fromEntries(specKeys.map((key) => [key, fileSpec(tarballs[key])])) as Record<PackageSpecKey, string>, said, note: TARBALL_SPECS_NOTE };
 }
 
 /** The four packages from the npm registry, at `version` exactly. */

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { main } from '../../simulator/cli/main';
 import { EXIT_CODE } from '../../operator/cli/command';
 import { initCommand, nextSteps } from '../../simulator/cli/init-command';
-import { installedTarballs, tarballNames } from '../../simulator/init/package-source';
+import { installedTarballs, TARBALL_SPECS_NOTE, tarballNames } from '../../simulator/init/package-source';
 import { appNameProblem, renderTemplate, starterFiles, starterValues, TEMPLATE_SUFFIX, writeStarter } from '../../simulator/init/starter';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -160,6 +160,7 @@ describe('init writes the starter app', () => {
   test('without tarballs, its packages come from the npm registry at the command\'s version, and it says so', async () => {
     const result = await init('order-service');
     expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and @idempotent-event-flow/simulator: version ${VERSION} from the npm registry.\n`);
+    expect(result.stdout).not.toContain(TARBALL_SPECS_NOTE);
   });
 
   test('--tarballs <dir>: its package.json takes the four packages from the release tarballs there (file: specs), and it says so; a missing tarball writes nothing', async () => {
@@ -177,6 +178,9 @@ describe('init writes the starter app', () => {
       `file:${path.join(release, `idempotent-event-flow-simulator-${VERSION}.tgz`)}`,
     ]);
     expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime, @idempotent-event-flow/operator and @idempotent-event-flow/simulator: the tarballs in ${release} (--tarballs).\n`);
+    // absolute file: specs: the app (and its CI workflow's npm ci) installs only where those paths exist, and init says so
+    expect(result.stdout).toContain(`${TARBALL_SPECS_NOTE}\n`);
+    expect(TARBALL_SPECS_NOTE).toMatch(/absolute file: paths.*CI workflow.*only where they exist/);
 
     fs.rmSync(path.join(release, `idempotent-event-flow-runtime-${VERSION}.tgz`));
     const missing = await init('other-service', '--tarballs', 'release');

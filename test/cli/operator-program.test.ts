@@ -34,9 +34,9 @@ test('--version prints the operator package version; --help lists the operator c
   expect(help.out()).toContain(`(with ${SIMULATOR_PACKAGE})`);
 });
 
-test.each([...SIMULATOR_COMMANDS.keys()])('%s without the simulator: exit 1, naming the package to install at this version', async (name) => {
+test.each([...SIMULATOR_COMMANDS.keys()])('%s without the simulator: exit 2 (could not run here; 1 is a violated flow), naming the package to install at this version', async (name) => {
   const run = captured();
-  expect(await main([name, '--help'], run.io, () => undefined)).toBe(EXIT_CODE.FAILURE);
+  expect(await main([name, '--help'], run.io, () => undefined)).toBe(EXIT_CODE.USAGE);
   expect(run.err()).toBe(`error: '${name}' comes with ${SIMULATOR_PACKAGE}, which is not installed here: npm install --save-dev ${SIMULATOR_PACKAGE}@${VERSION}\n`);
 });
 
@@ -50,7 +50,7 @@ test('simulate with the simulator of the same version: the whole command line go
 test('a simulator of another version is refused, naming both versions; the operator commands never go to it', async () => {
   const simulator = fakeSimulator('9.9.9');
   const run = captured();
-  expect(await main(['verify'], run.io, simulator.program)).toBe(EXIT_CODE.FAILURE);
+  expect(await main(['verify'], run.io, simulator.program)).toBe(EXIT_CODE.USAGE);
   expect(run.err()).toContain(`${SIMULATOR_PACKAGE} 9.9.9 (/fake/simulator) is installed beside @idempotent-event-flow/operator ${VERSION}`);
   const help = captured();
   expect(await main(['dlq', '--help'], help.io, simulator.program)).toBe(EXIT_CODE.OK);
@@ -58,11 +58,11 @@ test('a simulator of another version is refused, naming both versions; the opera
   expect(help.out()).toMatch(/^  idempotent-event-flow dlq list/m);
 });
 
-test('a simulator that is installed but cannot be loaded (e.g. never built): exit 1, naming the package and why, not a crash', async () => {
+test('a simulator that is installed but cannot be loaded (e.g. never built): exit 2, naming the package and why, not a crash', async () => {
   const run = captured();
   const broken = (): SimulatorProgram => {
     throw new Error("Cannot find module '/repo/simulator/dist/simulator/cli/main.js'");
   };
-  expect(await main(['simulate', '--help'], run.io, broken)).toBe(EXIT_CODE.FAILURE);
+  expect(await main(['simulate', '--help'], run.io, broken)).toBe(EXIT_CODE.USAGE);
   expect(run.err()).toBe(`error: 'simulate' comes with ${SIMULATOR_PACKAGE}, which could not be loaded here: Cannot find module '/repo/simulator/dist/simulator/cli/main.js'\n`);
 });

@@ -78,11 +78,13 @@ const RUNTIME_READ_MODEL = [
 
 /**
  * What the simulator may import of the operator: its library entry (the decisions the commands make), the command
- * plumbing the simulator's commands plug into, the SQS read verify shares with `dlq`, and the filter and pattern languages.
+ * plumbing the simulator's commands plug into, the SQS read verify shares with `dlq`, the sentence every command that
+ * reaches AWS says when it cannot, and the filter and pattern languages.
  */
 const OPERATOR_SURFACE = [
   'operator/index.ts',
   'operator/cli/arguments.ts',
+  'operator/cli/aws-access.ts',
   'operator/cli/command.ts',
   'operator/cli/commands.ts',
   'operator/cli/program.ts',

@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../operator/cli/command';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const REPO_MODULES = path.join(REPO, 'node_modules');
@@ -725,7 +726,7 @@ describe('a CDK app installed from the four tarballs', () => {
     expect(simulateHelp).toMatch(/^Usage: idempotent-event-flow simulate \[options\]/);
   });
 
-  test('operating production installs the operator package alone: its commands run, and the simulator commands name the package to install', () => {
+  test('operating production installs the operator package alone: its commands run, and the simulator commands name the package to install (exit 2)', () => {
     const ops = path.join(tmp, 'operations');
     const modules = path.join(ops, 'node_modules');
     const operatorDir = path.join(modules, OPERATOR_NAME);
@@ -738,7 +739,7 @@ describe('a CDK app installed from the four tarballs', () => {
     expect(run(process.execPath, [bin, 'dlq', '--help'], { cwd: ops })).toMatch(/idempotent-event-flow dlq list/);
     const simulate = spawnSync(process.execPath, [bin, 'simulate', '--help'], { cwd: ops, env: childEnv(), encoding: 'utf8' });
     expect({ status: simulate.status, stderr: simulate.stderr }).toEqual({
-      status: 1,
+      status: EXIT_CODE.USAGE,
       stderr: `error: 'simulate' comes with ${SIMULATOR_NAME}, which is not installed here: npm install --save-dev ${SIMULATOR_NAME}@${installedPackage.operator.version}\n`,
     });
   });

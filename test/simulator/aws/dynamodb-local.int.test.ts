@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { createServer } from 'node:http';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
+import { freePort, startDynamoDbLocal, START_HANG_LIMIT_MS, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
 import { listenOnLoopback } from '../../../simulator/aws/loopback-server';
 import { listeningAddresses } from '../../../simulator/aws/listening-sockets';
 
@@ -77,4 +77,24 @@ describe("the simulator's DynamoDB Local", () => {
       await listening.stop();
     }
   });
+
+  test('a server that reports its port but cannot be reached fails at once with the connect error, its banner without tabs', async () => {
+    // as with loopback down (a network namespace of its own): the launcher reports LISTENING, every connect fails
+    const port = await freePort();
+    const launcher = path.join(temporary, 'Unreachable.java');
+    writeFileSync(
+      launcher,
+      'public class Unreachable { public static void main(String[] a) throws Exception { ' +
+        `System.out.println("Port:\\t8000"); System.out.println("LISTENING 127.0.0.1:${port}"); Thread.sleep(600000); } }\n`,
+    );
+    const began = Date.now();
+    const failure = await startDynamoDbLocal({ warn: () => undefined, loopbackLauncher: launcher, classDataSharing: false }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    expect(failure?.message).toMatch(new RegExp(`DynamoDB Local reported port ${port} but could not be reached there: .*ECONNREFUSED`));
+    expect(failure?.message).toContain('Port: 8000');
+    expect(failure?.message).not.toContain('\t');
+    expect(Date.now() - began).toBeLessThan(START_HANG_LIMIT_MS / 4);
+  }, 240_000);
 });
