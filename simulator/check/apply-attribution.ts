@@ -38,7 +38,7 @@ import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../
 import { WRITE_OPERATIONS } from '../aws/request-items';
 import { writtenOutboxEvents } from '../observation/outbox-writes';
 import type { OutsideCall } from '../lambda/worker-protocol';
-import { callsOutsideLease, leaseCallsText, type RuntimeWrite } from './outside-calls';
+import { callsOutsideLease, holdsLease, leaseCallsText, type RuntimeWrite } from './outside-calls';
 import { fixFor, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
 
 /** One event's story: in words, and as the structured cause. */
@@ -540,12 +540,14 @@ export class ApplyAttribution {
         const event = inboxEventOf(consumer, write, carried);
         return event === undefined ? [] : [{ eventId: event, sequence: write.sequence, applied: write.applied, body: write.body }];
       });
+      // the invocation held a lease it claimed for the event (a claim, a takeover): its handle ran too
+      const leased = runtimeWrites.some((write) => write.eventId === eventId && write.applied && holdsLease(write.body));
       return callsOutsideLease(invocation.calls, runtimeWrites, carried, subjects)
         .filter((call) => call.eventIds.includes(eventId))
-        .map((call) => ({ invocation, call }));
+        .map((call) => ({ invocation, call, leased }));
     });
     const step = consumer.mode === 'multi-step';
-    const told = leaseCallsText(made.map(({ invocation, call }) => ({ invocation: this.label(invocation, eventId), call })), step);
+    const told = leaseCallsText(made.map(({ invocation, call, leased }) => ({ invocation: this.label(invocation, eventId), call, leased })), step);
     if (told === undefined) return undefined;
     const kind: CauseKind = step ? 'effect-outside-step' : 'effect-outside-lease';
     const invocations = [...new Set(told.made.map(({ index }) => made[index]!.invocation))];

@@ -5,11 +5,14 @@
  * then, and each DynamoDB request carries its number in that order: so a call is placed against the runtime's writes
  * of the processing records (the claim, each step's record, the completion).
  *
- * A call is inside a lease when, for some event of its invocation, the last write of that event's record the
- * invocation had sent before the call, and DynamoDB applied, holds the lease (a claim, a takeover, a step's success
+ * A call is made for the events its path or query names (a whole segment or value: the event's id, else its subject),
+ * else for every event its invocation carried. It is inside a lease when, for one of those events, the last write of
+ * that event's record the invocation had sent before the call, and DynamoDB applied, holds the lease (a claim, a takeover, a step's success
  * that starts the next step). Any other call was made outside every lease: before the runtime claimed (a handler that
  * calls, then hands the event to the consumer), or after its lease ended (completed, released, refused). A redelivery
- * repeats such a call whatever the record says, so a repeated one is the cause of its count.
+ * repeats such a call whatever the record says, so a repeated one is the cause of its count, unless each invocation
+ * that repeated it held a lease it claimed for the event (then the handle ran again too: the window, lease or crash
+ * that let it claim again is the cause). A read (GET, HEAD, OPTIONS) applies nothing and is never counted.
  */
 import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 import type { OutsideCall } from '../lambda/worker-protocol';
@@ -48,28 +51,44 @@ export function callsOutsideLease(
   if (calls.length === 0 || writes.some((write) => write.sequence === undefined)) return [];
   const ordered = [...writes].sort((a, b) => a.sequence! - b.sequence!);
   return calls.flatMap((call) => {
-    const sent = ordered.filter((write) => write.sequence! <= call.afterRequest);
-    const held = carried.some((eventId) => {
+    // a read applies nothing: a redelivery that repeats it repeats no effect
+    if (SAFE_METHODS.has(call.method.toUpperCase())) return [];
+    const named = madeFor(call, carried, subjects);
+    // judged by the events it was made for: a batch's call that names none, by every event it carried
+    const eventIds = named ?? [...carried];
+    const sent = ordered.filter((write) => write.sequence! <= call.afterRequest && eventIds.includes(write.eventId));
+    const held = eventIds.some((eventId) => {
       const last = sent.filter((write) => write.eventId === eventId && write.applied).at(-1);
       return last !== undefined && holdsLease(last.body);
     });
     if (held) return [];
-    const eventIds = madeFor(call.path, carried, subjects);
-    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds: eventIds ?? [...carried], shared: eventIds === undefined && carried.length > 1 }];
+    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds, shared: named === undefined && carried.length > 1 }];
   });
 }
 
-/** The events a call's path names by id, else by subject; undefined when it names none. */
-function madeFor(callPath: string, carried: readonly string[], subjects: ReadonlyMap<string, string>): string[] | undefined {
-  const byId = carried.filter((eventId) => names(callPath, eventId));
+/** The methods that read (RFC 9110 safe methods): a repeated one is no effect applied again. */
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The events a call names by id, else by subject, in its path or query; undefined when it names none. */
+function madeFor(call: OutsideCall, carried: readonly string[], subjects: ReadonlyMap<string, string>): string[] | undefined {
+  const tokens = [...call.path.split('/'), ...(call.query ?? [])].map(decoded);
+  const byId = carried.filter((eventId) => names(tokens, eventId));
   if (byId.length > 0) return byId;
-  const bySubject = carried.filter((eventId) => subjects.get(eventId) !== undefined && names(callPath, subjects.get(eventId)!));
+  const bySubject = carried.filter((eventId) => subjects.get(eventId) !== undefined && names(tokens, subjects.get(eventId)!));
   return bySubject.length > 0 ? bySubject : undefined;
 }
 
-/** Whether `text` names `value` whole (not `order-1` in `order-10`). */
-function names(text: string, value: string): boolean {
-  return new RegExp(`${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(text);
+/** Whether one of a call's path segments or query values is `value` whole, or with an extension (`evt-1.json`): not `order-1` in `order-10`, nor `2` in `v2`. */
+function names(tokens: readonly string[], value: string): boolean {
+  return tokens.some((token) => token === value || (token.startsWith(`${value}.`) && !token.slice(value.length + 1).includes('.')));
+}
+
+function decoded(token: string): string {
+  try {
+    return decodeURIComponent(token);
+  } catch {
+    return token;
+  }
 }
 
 /**
@@ -99,6 +118,20 @@ export function holdsLease(body: string): boolean {
     });
 }
 
+/**
+ * Whether each of a site's calls was made by an invocation that held a lease it claimed for the event (`leased`), once
+ * per invocation (a batch's calls that name no event count once): the handle ran in each of them too, so the window,
+ * lease or crash that let it claim again explains the count, not the call.
+ */
+function eachUnderItsOwnClaim(made: readonly { readonly invocation: string; readonly call: CallOutsideLease; readonly leased?: boolean }[], indexes: readonly number[]): boolean {
+  const calls = new Map<string, Set<string>>();
+  for (const index of indexes) {
+    const { invocation, call } = made[index]!;
+    calls.set(invocation, (calls.get(invocation) ?? new Set()).add(call.shared ? 'batch' : String(index)));
+  }
+  return [...calls.values()].every((ones) => ones.size === 1) && indexes.every((index) => made[index]!.leased === true);
+}
+
 /** The calls outside the lease told: the text, the calls as fields, and which of `made` it tells (their indexes). */
 export interface LeaseCallsTold {
   readonly text: string;
@@ -108,16 +141,20 @@ export interface LeaseCallsTold {
 
 /**
  * The story of an event's calls outside the lease (`made`: each call, with the label of the invocation that made it),
- * told for each call repeated (made twice or more: by two deliveries, or twice by one); undefined when none was.
+ * told for each call repeated (made twice or more: by two deliveries, or twice by one) unless each invocation that made
+ * it held a lease it claimed for the event (`leased`); undefined when none was.
  * `step` words it for a multi-step consumer (outside any step).
  */
-export function leaseCallsText(made: readonly { readonly invocation: string; readonly call: CallOutsideLease }[], step: boolean): LeaseCallsTold | undefined {
+export function leaseCallsText(
+  made: readonly { readonly invocation: string; readonly call: CallOutsideLease; readonly leased?: boolean }[],
+  step: boolean,
+): LeaseCallsTold | undefined {
   const groups = new Map<string, number[]>();
   made.forEach(({ call: { call } }, index) => {
     const site = `${call.method} ${call.host}${call.path}`;
     groups.set(site, [...(groups.get(site) ?? []), index]);
   });
-  const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2);
+  const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2 && !eachUnderItsOwnClaim(made, indexes));
   if (repeated.length === 0) return undefined;
   const where = step ? 'outside any step' : 'outside the lease';
   const texts = repeated.map(([site, indexes]) => {

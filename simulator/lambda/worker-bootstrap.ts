@@ -395,8 +395,10 @@ if (replay !== undefined) {
   const toDynamoDb = (host) => dynamoDbPort !== undefined && host.endsWith(dynamoDbPort);
   const reportOutsideCall = (method, host, requestPath) => {
     if (currentInvocationId === undefined) return;
-    const pathOnly = String(requestPath ?? '/').split('?')[0];
-    parentPort.postMessage({ type: 'outside-call', invocationId: currentInvocationId, method: String(method ?? 'GET').toUpperCase(), host, path: pathOnly === '' ? '/' : pathOnly, afterRequest: invocationRequests });
+    const [pathOnly, ...search] = String(requestPath ?? '/').split('?');
+    // the query's values name the event a call was made for as its path does (they are never printed)
+    const query = search.length === 0 ? [] : [...new URLSearchParams(search.join('?')).values()];
+    parentPort.postMessage({ type: 'outside-call', invocationId: currentInvocationId, method: String(method ?? 'GET').toUpperCase(), host, path: pathOnly === '' ? '/' : pathOnly, ...(query.length === 0 ? {} : { query }), afterRequest: invocationRequests });
   };
   // a socket timeout (socket.setTimeout, request.setTimeout, the SDK's socketTimeout) on a connection to the
   // simulator's endpoints never fires: it is Node's real timer, and the scheduler holds a request for as much real time

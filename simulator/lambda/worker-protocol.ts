@@ -68,6 +68,8 @@ export interface OutsideCall {
   readonly host: string;
   /** The path, without its query string. */
   readonly path: string;
+  /** The query string's values, to tell which event a call was made for (never printed). @default none */
+  readonly query?: readonly string[];
   /** How many DynamoDB requests the invocation had sent when the call started ({@link REQUEST_SEQUENCE_HEADER}'s numbers up to it). */
   readonly afterRequest: number;
 }

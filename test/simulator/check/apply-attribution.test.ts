@@ -598,4 +598,31 @@ describe('an HTTP effect of a lease or multi-step consumer made outside its leas
     steps.invoke([['e-2', 2]], [{ ...claim('Settlement', 'e-2'), applied: false }]);
     expect(steps.attribution.causes('Fn', ['e-1', 'e-2']).map((cause) => cause.kind)).toEqual([]);
   });
+
+  test('a GET outside the lease in each invocation (feature flags) does not take over the cause of the deduplication window (review r16b, R16B-1)', () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    const record = (applied = true) => ({ body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied });
+    const flags = [{ method: 'GET', path: '/flags', afterRequest: 0 }];
+    flow.invoke([['e-1', 1]], [record(), record()], undefined, [], 1, flags);
+    flow.later(30);
+    flow.invoke([['e-1', 2]], [record(false)], undefined, [], 1, flags);
+    flow.later(150);
+    flow.invoke([['e-1', 3]], [record(), record()], undefined, [], 1, flags);
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
+  });
+
+  test('a POST outside the lease made only by invocations that each claimed the lease afresh is not the cause: the window is (review r16b, R16B-1)', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    // GIVEN a token POST before each claim; the redelivery at +180 s claims again after the completed record expired
+    const token = [{ path: '/oauth/token', afterRequest: 0 }];
+    flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, token);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, token);
+    // THEN the handle ran twice under leases the runtime claimed: the window explains the count, not the call
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
+    // AND a redelivery whose claim was refused, yet POSTed again, is still told as the call outside the lease
+    flow.later(30);
+    flow.invoke([['e-1', 3]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, ['e-1'], 1, token);
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.calls?.map((call) => call.path)])).toEqual([['effect-outside-lease', ['/oauth/token']]]);
+  });
 });
