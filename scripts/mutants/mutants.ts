@@ -2189,4 +2189,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'return context.fail(reachesAws && awsUnreachedReason(error) === undefined ? `${message}. ${awsAccessHint(name)}` : message);',
     tests: ['test/cli/operator-aws-access.test.ts'],
   },
+  {
+    id: 'outside-call-told-over-own-claims',
+    breaks: "simulate (review r16b, R16B-1): a call outside the lease repeated only by invocations that each claimed the lease afresh (a token POST before every claim) is still told as the cause, so a deduplication window set too short is reported as effect-outside-lease with the wrong fix (move the call inside handle)",
+    file: 'simulator/check/outside-calls.ts',
+    find: '  const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2 && !eachUnderItsOwnClaim(made, indexes));',
+    replace: '  const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2 && (!eachUnderItsOwnClaim(made, indexes) || made.length > 0));',
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
+  {
+    id: 'outside-call-read-counted',
+    breaks: "simulate (review r16b, R16B-1): a read outside the lease (a feature-flag GET in every invocation) counts as an effect applied again, so it takes over the cause of another mistake (a deduplication window too short) and its fix",
+    file: 'simulator/check/outside-calls.ts',
+    find: '    if (SAFE_METHODS.has(call.method.toUpperCase())) return [];',
+    replace: '    if (SAFE_METHODS.has(call.method.toLowerCase())) return [];',
+    tests: ['test/simulator/check/outside-calls.test.ts', 'test/simulator/check/apply-attribution.test.ts'],
+  },
 ];

@@ -26,8 +26,9 @@
  *
  * - a lease or multi-step effect made by an HTTP call (which writes nothing to DynamoDB) outside the lease: the
  *   simulator hears each call a function makes to a service outside it, with how many DynamoDB requests its
- *   invocation had sent by then (./outside-calls.ts); a call made while no processing record of the invocation held a
- *   lease (before the claim, after the completion) is repeated by each redelivery.
+ *   invocation had sent by then (./outside-calls.ts); a call made while the record of no event it was made for held a
+ *   lease (before the claim, after the completion) is repeated by each redelivery, and told unless each invocation
+ *   that repeated it claimed a lease of its own (then the window, lease or crash story is).
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
