@@ -31,13 +31,14 @@ import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHi
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 import { parseDurationSeconds } from './arguments';
+import { OUTBOX_TTL_ATTRIBUTE_OPTION } from './outbox-ttl-attribute';
 
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--outbox-ttl-attribute <name>] [--subscriber-added-later] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
@@ -125,6 +126,8 @@ Options:
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
   --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
                                carry: its history, against which the fences carried forward are checked
+  --outbox-ttl-attribute <name>  replay: the attribute the outbox table's TTL reads (default: the output's
+                               outboxTimeToLiveAttribute, else DescribeTimeToLive; refused when neither can tell)
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -261,7 +264,13 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   // review ro15 (RO15-4): only the Operator output ties the queue to this subscriber; a typed --queue must be its queue
   if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));
   const fence = await fences.get(aggregateId);
-  const history = await readAggregateHistory(context, outboxTable, aggregateId);
+  const typedTimeToLive = parsed.values['outbox-ttl-attribute'];
+  const history = await readAggregateHistory(context, outboxTable, aggregateId, typeof typedTimeToLive === 'string' ? typedTimeToLive : target.deployment?.outboxTimeToLiveAttribute);
+  // review rx15b (RX15B-1): an expiry that can not be read is not taken for none
+  if (history.timeToLiveUnknown !== undefined) {
+    context.io.stderr(`refused: ${history.timeToLiveUnknown}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
   const proof = await proveOutbox(context, { subscriber: target.subscriber, inboxTable: target.inboxTable, outboxTable, aggregateId, fence, items: history.items, ...(target.deployment === undefined ? {} : { deployment: target.deployment }) });
   if ('refusal' in proof) {
@@ -478,6 +487,7 @@ export const fenceCommand: Command = {
     'dead-letter-queue': { type: 'string' },
     'drop-dead-letters': { type: 'boolean' },
     'outbox-table': { type: 'string' },
+    ...OUTBOX_TTL_ATTRIBUTE_OPTION,
     'deduplication-window': { type: 'string' },
     'subscriber-output': { type: 'string' },
     'subscriber-added-later': { type: 'boolean' },

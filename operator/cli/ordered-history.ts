@@ -40,14 +40,20 @@ export interface HeadItem {
 /** The aggregate's ordered items in the table. */
 export interface AggregateHistory {
   readonly head?: HeadItem;
+  /** Why the items' TTL could not be read (outbox-ttl-attribute.ts): their `expiresAtEpochSeconds` is then not known. */
+  readonly timeToLiveUnknown?: string;
   /** By sequence, then generation. */
   readonly items: readonly HistoryItem[];
 }
 
 const numberOf = (item: Record<string, unknown>, attribute: string): number => (typeof item[attribute] === 'number' ? (item[attribute] as number) : 0);
 
-/** Reads the aggregate's head and history items (one strongly consistent Scan, whatever the table's key names). */
-export async function readAggregateHistory(context: CommandContext, outboxTable: string, aggregateId: string): Promise<AggregateHistory> {
+/**
+ * Reads the aggregate's head and history items (one strongly consistent Scan, whatever the table's key names).
+ *
+ * @param timeToLiveAttribute the outbox's TTL attribute when the output or a flag names it @default the table's (DescribeTimeToLive)
+ */
+export async function readAggregateHistory(context: CommandContext, outboxTable: string, aggregateId: string, timeToLiveAttribute?: string): Promise<AggregateHistory> {
   const items = await scanItems(toDocumentClient(context.client()), {
     TableName: outboxTable,
     FilterExpression: '#aggregate = :aggregate AND #type IN (:head, :carried, :history)',
@@ -59,7 +65,8 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
       ':aggregate': aggregateId,
     },
   });
-  const timeToLive = await outboxTimeToLiveAttribute(context.client(), outboxTable);
+  const ttl = await outboxTimeToLiveAttribute(context.client(), outboxTable, timeToLiveAttribute);
+  const timeToLive = 'attribute' in ttl ? ttl.attribute : undefined;
   const headItem = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE);
   const history = items
     .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
@@ -72,7 +79,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
         generationBase: numberOf(item, ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE),
         body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]),
         ...(typeof item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] === 'number' ? { writtenAt: item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] as number } : {}),
-        ...(typeof item[timeToLive] === 'number' && Number.isFinite(item[timeToLive]) ? { expiresAtEpochSeconds: item[timeToLive] as number } : {}),
+        ...(timeToLive !== undefined && typeof item[timeToLive] === 'number' && Number.isFinite(item[timeToLive]) ? { expiresAtEpochSeconds: item[timeToLive] as number } : {}),
       }),
     )
     .sort((a, b) => a.sequence - b.sequence || a.generation - b.generation || a.eventId.localeCompare(b.eventId));
@@ -84,7 +91,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
           generation: numberOf(headItem, ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE),
           generationBase: numberOf(headItem, ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE),
         };
-  return { ...(head === undefined ? {} : { head }), items: history };
+  return { ...(head === undefined ? {} : { head }), ...('unknown' in ttl ? { timeToLiveUnknown: ttl.unknown } : {}), items: history };
 }
 
 /** Where a fence stands: its sequence (0: none) and generation (absent: 0). */

@@ -19,7 +19,7 @@ import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
-import { outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
+import { OUTBOX_TTL_ATTRIBUTE_HELP, OUTBOX_TTL_ATTRIBUTE_OPTION, outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
 import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
@@ -48,7 +48,10 @@ their time range), or a subscriber added later needs the events it missed. The o
 (eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed. DynamoDB deletes
 an expired item only within days, and reads return it until then: an item past its TTL is not sent either (its
 offloaded data may be gone with the retention); it is named as past the outbox's retention (pastRetention in --json),
-and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history.
+and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history. An item's
+expiry is read under the outbox table's TTL attribute: --outbox-ttl-attribute, else the Operator output's
+outboxTimeToLiveAttribute, else the table's own (DescribeTimeToLive, which flow.grantOperator grants); when none of
+them can tell it, nothing is sent (exit code 3).
 
 What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
 the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
@@ -108,6 +111,7 @@ Options:
   --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
   --sort-key <name>                  its sort key (default sk, as OutboxTable)
   --no-sort-key                      the table has no sort key (an outbox table of your own)
+${OUTBOX_TTL_ATTRIBUTE_HELP}
   --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
                                      a warning and an audit line
   --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
@@ -128,7 +132,7 @@ export { PAST_RETENTION_TEXT } from './outbox-events';
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
   'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
-  'flow-profile', 'region', 'endpoint', 'sqs-endpoint', 'help',
+  'flow-profile', 'outbox-ttl-attribute', 'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
@@ -190,10 +194,12 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const { eventIds, types, since, until } = selection;
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   const now = context.now().getTime();
+  const timeToLive = await outboxTimeToLiveAttribute(outboxClient, outboxTable, knownTimeToLiveAttribute(values, deployment));
+  if ('unknown' in timeToLive) return refuse(context, timeToLive.unknown);
   const location = {
     client: toDocumentClient(outboxClient),
     tableName: outboxTable,
-    timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable),
+    timeToLiveAttributeName: timeToLive.attribute,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
   };
@@ -333,6 +339,18 @@ async function readInboxRecords(client: DynamoDBClient, tableName: string, subsc
   return { keptUntil };
 }
 
+/** The outbox's TTL attribute when a flag or the Operator output names it (--outbox-ttl-attribute wins). */
+function knownTimeToLiveAttribute(values: ParsedArguments['values'], deployment: SubscriberDeployment | undefined): string | undefined {
+  const typed = values['outbox-ttl-attribute'];
+  return typeof typed === 'string' && typed.trim() !== '' ? typed : deployment?.outboxTimeToLiveAttribute;
+}
+
+/** Says `refusal` on stderr: nothing was sent (exit code 3). */
+function refuse(context: CommandContext, refusal: string): number {
+  context.io.stderr(`refused: ${refusal}\n`);
+  return EXIT_CODE.REFUSED;
+}
+
 /** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
 function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
   const eventIds = listOption(values, 'event-id');
@@ -364,6 +382,8 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
   // review ro15 (RO15-4): only the Operator output ties a FIFO --queue to the subscriber whose fences are read
   const bound = resolved.deployment !== undefined;
   if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));
+  const timeToLive = await outboxTimeToLiveAttribute(outboxClient, outboxTable, knownTimeToLiveAttribute(values, resolved.deployment));
+  if ('unknown' in timeToLive) return refuse(context, timeToLive.unknown);
   return replayOrdered(
     context,
     {
@@ -371,7 +391,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       queueUrl: resolved.queueUrl,
       inboxTable,
       ...(resolved.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: resolved.deduplicationWindowSeconds }),
-      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY, timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable) },
+      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY, timeToLiveAttributeName: timeToLive.attribute },
       eventIds,
       ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
       send: values.yes === true,
@@ -442,6 +462,7 @@ export const replayCommand: Command = {
     'inbox-table': { type: 'string' },
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
     ...FLOW_PROFILE_OPTION,
+    ...OUTBOX_TTL_ATTRIBUTE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

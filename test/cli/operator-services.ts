@@ -150,6 +150,11 @@ export interface CliRun {
    * Local restores nothing, so says none); undefined for a table: none. @default none for every table
    */
   readonly restoredFrom?: (tableName: string) => string | undefined;
+  /**
+   * DynamoDB commands (`DescribeTimeToLiveCommand`) answered `AccessDeniedException`, as AWS answers a role whose
+   * policy does not allow them. @default none
+   */
+  readonly deniedDynamoDbCommands?: readonly string[];
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -172,6 +177,21 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
             return next(args);
           },
           { step: 'initialize', name: 'tablesOfAnotherAccount' },
+        );
+      }
+      const denied = terminal.deniedDynamoDbCommands ?? [];
+      if (denied.length > 0) {
+        client.middlewareStack.add(
+          (next, handlerContext) => async (args) => {
+            const command = handlerContext.commandName ?? '';
+            if (denied.includes(command)) {
+              const error = new Error(`User: arn:aws:sts::111111111111:assumed-role/oncall/alice is not authorized to perform: dynamodb:${command.replace(/Command$/, '')}`);
+              error.name = 'AccessDeniedException';
+              throw error;
+            }
+            return next(args);
+          },
+          { step: 'initialize', name: 'deniedDynamoDbCommands' },
         );
       }
       const createdAt = terminal.tableCreatedAt;
