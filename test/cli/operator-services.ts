@@ -155,6 +155,8 @@ export interface CliRun {
    * policy does not allow them. @default none
    */
   readonly deniedDynamoDbCommands?: readonly string[];
+  /** Collects the Region of each DynamoDB client the CLI creates (the options it asks for). @default not collected */
+  readonly clientRegions?: Array<string | undefined>;
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -164,7 +166,8 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
   const io: CliIo = {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
-    createClient: () => {
+    createClient: (options) => {
+      terminal.clientRegions?.push(options.region);
       const client = new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
       const elsewhere = terminal.tablesOfAnotherAccount ?? [];
       if (elsewhere.length > 0) {
