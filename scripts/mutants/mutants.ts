@@ -2108,4 +2108,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (flowRegion !== \'\') return replayFrom(',
     tests: ['test/cli/replay-flow-identity.int.test.ts'],
   },
+  {
+    id: 'served-dynamodb-dotted-key-forwarded',
+    breaks: "simulate --serve (NUX15-1): a DynamoDB request signed with the served run's <account>.<role> access key is forwarded as it came, and DynamoDB Local rejects it (UnrecognizedClientException), so every DynamoDB command of the documented drill fails",
+    file: 'simulator/aws/aws-gateway.ts',
+    find: "key.replace(/[^A-Za-z0-9]/g, 'x')",
+    replace: "key.replace(/[^A-Za-z0-9.]/g, 'x')",
+    tests: ['test/simulator/aws/aws-gateway.test.ts'],
+  },
 ];
