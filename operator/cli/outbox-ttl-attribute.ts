@@ -29,10 +29,11 @@ export const OUTBOX_TTL_DISAGREES_TEXT = 'the outbox TTL attribute given';
 export function outboxTtlAttributeHelp(column: number): string {
   const flag = '  --outbox-ttl-attribute <name|none>';
   const lines = [
-    "the attribute the outbox's items expire under (the flow's timeToLiveAttributeName,",
-    "expiresAt on its own table; none: they never expire); default: the Operator output's",
-    "outboxTimeToLiveAttribute. Must be the table's own when its TTL is on; needed when its",
-    'TTL is off on a restored table (DynamoDB restores no TTL setting) or can not be read',
+    "the attribute the outbox's items expire under (the flow's",
+    "timeToLiveAttributeName, expiresAt on its own table; none: they never expire);",
+    "default: the Operator output's outboxTimeToLiveAttribute. Must be the table's own",
+    'when its TTL is on; needed when its TTL is off on a restored table (DynamoDB',
+    'restores no TTL setting) or can not be read',
   ];
   const indent = ' '.repeat(column);
   return (flag.length < column ? [flag.padEnd(column) + lines[0], ...lines.slice(1).map((line) => indent + line)] : [flag, ...lines.map((line) => indent + line)]).join('\n');
