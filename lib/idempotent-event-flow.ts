@@ -340,6 +340,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       description: `What operators of flow ${this.node.path} need: its outbox table, topic, relay pipe and dead-letter queue`,
       value: Stack.of(this).toJsonString({
         outboxTable: this.outboxTable.table.tableName,
+        // the attribute its items' expiry is under: replay never sends an item past it
+        outboxTimeToLiveAttribute: this.outboxTable.timeToLiveAttributeName,
         topicArn: this.eventTopic.topicArn,
         relayPipeName: this.relay.pipeName,
         relayDeadLetterQueueUrl: this.relay.deadLetterQueue.queueUrl,
@@ -555,6 +557,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       maxMessageAge: this.props.maxMessageAge,
       maxEndToEndLatency: this.props.maxEndToEndLatency,
       outboxTable: this.outboxTable.table,
+      outboxTimeToLiveAttribute: this.outboxTable.timeToLiveAttributeName,
     });
     if (placement?.crossEnvironment) {
       // Its metrics and alarms are in another account or Region: the row names it and says where to look.

@@ -38,6 +38,13 @@ export interface SubscriberDeployment {
   readonly filterPolicyScope?: (typeof SCOPES)[number];
   /** The outbox table of the flow whose topic it subscribes to: what `replay` reads. */
   readonly outboxTable?: string;
+  /**
+   * The attribute the outbox table's TTL reads (`expiresAt` on the flow's own table, `timeToLiveAttributeName` on an
+   * existing one): `replay` reads an item's expiry under it and never sends an item past it. Named even when
+   * `outboxTable` is not (a literal). Absent from the outputs of subscribers deployed before it was added, and for a
+   * flow imported with `fromFlowAttributes`.
+   */
+  readonly outboxTimeToLiveAttribute?: string;
   /** The consumer function. */
   readonly consumerFunctionName?: string;
   /**
@@ -80,7 +87,7 @@ export function parseSubscriberDeployment(text: string): SubscriberDeployment {
     throw problem('format', `${SUBSCRIBER_DEPLOYMENT_FORMAT} (the output of another version of idempotent-event-flow? use the CLI of the version that deployed it)`);
   }
   for (const field of ['subscriberName', 'queueUrl', 'deadLetterQueueUrl']) text_(field, true);
-  for (const field of ['subscriptionDeadLetterQueueUrl', 'inboxTable', 'outboxTable', 'consumerFunctionName', 'topicArn']) text_(field, false);
+  for (const field of ['subscriptionDeadLetterQueueUrl', 'inboxTable', 'outboxTable', 'outboxTimeToLiveAttribute', 'consumerFunctionName', 'topicArn']) text_(field, false);
   if (!(MODES as readonly unknown[]).includes(value.processingMode)) throw problem('processingMode', `one of ${MODES.join(', ')}`);
   const window = value.deduplicationWindowSeconds;
   if (window !== undefined && !(Number.isSafeInteger(window) && (window as number) > 0)) throw problem('deduplicationWindowSeconds', 'a whole number of seconds above 0');

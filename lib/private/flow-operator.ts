@@ -16,8 +16,12 @@ import { libraryGrant } from './library-statements';
 import { validationError } from './validation-error';
 
 const ORIGIN = 'grantOperator';
-/** What `replay` sends to the outbox table: GetItem (`--event-id`) and Scan (`--since`). Nothing that writes. */
-export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan'];
+/**
+ * What `replay` sends to the outbox table: GetItem (`--event-id`), Scan (`--since`), and DescribeTimeToLive (which
+ * attribute the table's TTL reads, when the Operator output does not name it: an item past it is never sent).
+ * Nothing that writes.
+ */
+export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'];
 
 /** The construct id of the role `grantOperator` creates for principals of `account`. */
 export function crossAccountOperatorRoleId(account: string): string {

@@ -24,6 +24,8 @@ export interface RegistrationDefaults {
   readonly imported?: boolean;
   /** The flow's outbox table, for `replay`; none for an imported flow. */
   readonly outboxTable?: dynamodb.ITable;
+  /** The attribute its TTL reads (the output names it, a literal, wherever the subscriber is); none for an imported flow. */
+  readonly outboxTimeToLiveAttribute?: string;
 }
 
 /** Creates the subscriber's `Alarms` and `Operator` output in its own stack; returns the alarms. */
@@ -56,7 +58,7 @@ export function giveSubscriberAlarmsAndOutput(subscriber: Subscriber, defaults: 
         ? `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow dlq redrive --subscriber-output <this value>`
         : `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
           `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
-    value: subscriberOperatorOutputValue(subscriber, nameable ? outbox : undefined),
+    value: subscriberOperatorOutputValue(subscriber, nameable ? outbox : undefined, defaults.outboxTimeToLiveAttribute),
   });
   return alarms;
 }

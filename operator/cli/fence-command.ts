@@ -28,7 +28,7 @@ import { replayNeedsOutputLine } from './replay-needs-output';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { PAST_RETENTION_TEXT, pastRetention } from './outbox-events';
-import { TTL_ATTRIBUTE_OPTION, ttlAttributeHelp, outboxTimeToLive } from './outbox-ttl-attribute';
+import { OUTBOX_TTL_ATTRIBUTE_OPTION, outboxTimeToLive, outboxTtlAttributeHelp } from './outbox-ttl-attribute';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -39,7 +39,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--ttl-attribute <name|none>] [--subscriber-added-later] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--outbox-ttl-attribute <name|none>] [--subscriber-added-later] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
   idempotent-event-flow fence carry <subscriber> --table <restored inbox table> --accept-fences-as-applied --reason <text> [--yes] [--json]
 
@@ -137,7 +137,7 @@ Options:
                                --dead-letter-queue
   --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
                                carry: its history, against which the fences carried forward are checked
-${ttlAttributeHelp(31)}
+${outboxTtlAttributeHelp(31)}
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -274,12 +274,14 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   // review ro15 (RO15-4): only the Operator output ties the queue to this subscriber; a typed --queue must be its queue
   if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));
   // review ro15b (RO15B-1): a restored outbox table's TTL is off; its items' expiry is read under the attribute named
-  const timeToLive = await outboxTimeToLive(context.client(), outboxTable, typeof parsed.values['ttl-attribute'] === 'string' ? parsed.values['ttl-attribute'] : undefined);
+  // review rx15b (RX15B-1): the attribute --outbox-ttl-attribute or the Operator output names, checked against the table's
+  const typedTimeToLive = parsed.values['outbox-ttl-attribute'];
+  const givenTimeToLive = typeof typedTimeToLive === 'string' && typedTimeToLive.trim() !== '' ? typedTimeToLive : target.deployment?.outboxTimeToLiveAttribute;
+  const timeToLive = await outboxTimeToLive(context.client(), outboxTable, givenTimeToLive);
   if ('refusal' in timeToLive) {
     context.io.stderr(`refused: ${timeToLive.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
   const fence = await fences.get(aggregateId);
   const history = await readAggregateHistory(context, outboxTable, aggregateId, timeToLive);
   // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
@@ -533,6 +535,7 @@ export const fenceCommand: Command = {
     'dead-letter-queue': { type: 'string' },
     'drop-dead-letters': { type: 'boolean' },
     'outbox-table': { type: 'string' },
+    ...OUTBOX_TTL_ATTRIBUTE_OPTION,
     'deduplication-window': { type: 'string' },
     'subscriber-output': { type: 'string' },
     'subscriber-added-later': { type: 'boolean' },
@@ -540,7 +543,6 @@ export const fenceCommand: Command = {
     'from-subscriber-output': { type: 'string' },
     [ACCEPT_FENCES_OPTION]: { type: 'boolean' },
     queue: { type: 'string' },
-    ...TTL_ATTRIBUTE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

@@ -1,83 +1,103 @@
 /**
- * The name of the attribute an outbox table's TTL reads, as the table says (DescribeTimeToLive): `expiresAt` on the
- * flow's own table, the user's `timeToLiveAttributeName` on an existing one. Replay and `fence replay` read an item's
- * expiry under it, so an item past its TTL is never sent, whatever the attribute is called.
+ * The name of the attribute an outbox table's TTL reads: `expiresAt` on the flow's own table, the user's
+ * `timeToLiveAttributeName` on an existing one. Replay and `fence replay` read an item's expiry under it, so an item
+ * past its TTL is never sent, whatever the attribute is called.
  *
- * A restored table has its TTL off: DynamoDB restores no TTL setting ("You must manually set up the following on the
- * restored table: ... Time to Live (TTL) settings", RestoreTableToPointInTime). There the attribute is not guessed (review ro15b,
- * RO15B-1: `expiresAt` guessed on a table whose items expire under `ttl` sent every item past its TTL): the operator names it (`--ttl-attribute`), or the command refuses.
+ * The attribute given (`--outbox-ttl-attribute`, else the Operator output's `outboxTimeToLiveAttribute`) is checked
+ * against the table's TTL (DescribeTimeToLive, which `grantOperator` grants). It is not guessed where the table can not
+ * say it: where its TTL can not be read, and on a restored table, whose TTL is off because DynamoDB restores no TTL
+ * setting ("You must manually set up the following on the restored table: ... Time to Live (TTL) settings",
+ * RestoreTableToPointInTime). A wrong guess reads every item as having no TTL, and sends items past it.
  */
 import { DescribeTableCommand, DescribeTimeToLiveCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { terminalText } from './terminal-text';
 
-/** The option of replay and `fence replay` that names the outbox's TTL attribute when the table does not say it (parseArgs format). */
-export const TTL_ATTRIBUTE_OPTION = { 'ttl-attribute': { type: 'string' } } as const;
+/** The option of replay and `fence replay` that names the outbox's TTL attribute (parseArgs format). */
+export const OUTBOX_TTL_ATTRIBUTE_OPTION = { 'outbox-ttl-attribute': { type: 'string' } } as const;
 
-/** `--ttl-attribute none`: the outbox's items never expire (a table deployed without `timeToLiveAttributeName`). */
+/** `--outbox-ttl-attribute none`: the outbox's items never expire (a table deployed without `timeToLiveAttributeName`). */
 export const NO_TTL_ATTRIBUTE = 'none';
 
-/** The help text of `--ttl-attribute`, its description from column `column` (the command's other options'). */
-export function ttlAttributeHelp(column: number): string {
+/** The start of the refusal when the table's TTL can not be read and nothing names the attribute. */
+export const OUTBOX_TTL_UNKNOWN_TEXT = 'the TTL attribute of the outbox table';
+
+/** The start of the refusal when the attribute given is not the one the table's TTL is on. */
+export const OUTBOX_TTL_DISAGREES_TEXT = 'the outbox TTL attribute given';
+
+/** The help text of `--outbox-ttl-attribute`, its description from column `column` (the command's other options'). */
+export function outboxTtlAttributeHelp(column: number): string {
+  const flag = '  --outbox-ttl-attribute <name|none>';
   const lines = [
-    "the attribute the outbox's items expire under (the flow's timeToLiveAttributeName,",
-    'expiresAt on its own table; none: they never expire) when the table\'s TTL is off (a',
-    'restored table: DynamoDB restores no TTL setting) or can not be read; must be the',
-    "table's own when its TTL is on",
+    "the attribute the outbox's items expire under (the flow's",
+    "timeToLiveAttributeName, expiresAt on its own table; none: they never expire);",
+    "default: the Operator output's outboxTimeToLiveAttribute. Must be the table's own",
+    'when its TTL is on; needed when its TTL is off on a restored table (DynamoDB',
+    'restores no TTL setting) or can not be read',
   ];
-  return lines.map((line, index) => (index === 0 ? '  --ttl-attribute <name|none>'.padEnd(column) : ' '.repeat(column)) + line).join('\n');
+  const indent = ' '.repeat(column);
+  return (flag.length < column ? [flag.padEnd(column) + lines[0], ...lines.slice(1).map((line) => indent + line)] : [flag, ...lines.map((line) => indent + line)]).join('\n');
 }
 
 /**
- * The attribute an item's expiry is read under (undefined: items never expire), with a note when it was assumed, or
- * why it can not be known.
+ * The attribute an item's expiry is read under (undefined: items never expire), or why it can not be known (a
+ * refusal's text).
  */
-export type OutboxTimeToLive = { readonly attributeName?: string; readonly note?: string } | { readonly refusal: string };
+export type OutboxTimeToLive = { readonly attributeName?: string } | { readonly refusal: string };
 
 const enableLine = (tableName: string): string =>
   `turn TTL back on for it on the attribute the flow writes (aws dynamodb update-time-to-live --table-name ${terminalText(tableName)} ` +
-  '--time-to-live-specification Enabled=true,AttributeName=<attribute>), or pass --ttl-attribute <attribute> (none: its items never expire); nothing sent';
+  '--time-to-live-specification Enabled=true,AttributeName=<attribute>), or pass --outbox-ttl-attribute <attribute> (none: its items never expire); nothing sent';
 
-const typedAttribute = (typed: string): OutboxTimeToLive => (typed === NO_TTL_ATTRIBUTE ? {} : { attributeName: typed });
+const givenAttribute = (given: string): OutboxTimeToLive => (given === NO_TTL_ATTRIBUTE ? {} : { attributeName: given });
+
+const errorParts = (error: unknown): { name: string; message: string } => {
+  const { name, message } = error instanceof Error ? error : new Error(String(error));
+  return { name, message: terminalText(message) };
+};
 
 /**
- * The TTL attribute of `tableName` for a command that sends its items: the one its TTL is enabled (or being enabled)
- * on, which `typed` (--ttl-attribute) must then be; `typed` when the TTL is off or can not be read; without it, refused
- * when the TTL is off on a restored table (DescribeTable's RestoreSummary, or DescribeTable refused); `expiresAt`, the
- * flow's own, on a table never restored whose TTL is off (one deployed without a TTL attribute writes none), and, with
- * a note, when the TTL can not be read (the cross-account operator role reads only the items).
+ * The TTL attribute of `tableName` for a command that sends its items. `given` is `--outbox-ttl-attribute`, else the
+ * Operator output's `outboxTimeToLiveAttribute` (`none`: items never expire).
+ * - TTL enabled (or being enabled): its attribute; a `given` one that differs is refused.
+ * - TTL off: `given`; without it, refused on a restored table (DescribeTable's RestoreSummary, or DescribeTable
+ *   refused), `expiresAt`, the flow's own, on a table never restored (one deployed without a TTL attribute writes none).
+ * - TTL unreadable (DescribeTimeToLive denied or failed): `given`; without it, refused.
  */
-export async function outboxTimeToLive(client: DynamoDBClient, tableName: string, typed?: string): Promise<OutboxTimeToLive> {
+export async function outboxTimeToLive(client: DynamoDBClient, tableName: string, given?: string): Promise<OutboxTimeToLive> {
   let description;
   try {
     description = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
   } catch (error) {
-    if (typed !== undefined) return typedAttribute(typed);
-    // the role flow.grantOperator makes for another account reads the items only (no DescribeTimeToLive): the flow's
-    // own attribute, said in a note; a restored table's TTL, read, is refused above
-    const { name, message } = error instanceof Error ? error : new Error(String(error));
+    if (given !== undefined) return givenAttribute(given);
+    const { name, message } = errorParts(error);
     return {
-      attributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-      note:
-        `could not read the TTL of outbox table '${terminalText(tableName)}' (DescribeTimeToLive: ${name}: ${terminalText(message)}): items past their TTL are told by ` +
-        `'${TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE}', the flow's own attribute; for a table whose items expire under another, pass --ttl-attribute <attribute>`,
+      refusal:
+        `${OUTBOX_TTL_UNKNOWN_TEXT} ${terminalText(tableName)} could not be read (DescribeTimeToLive: ${name}: ${message}), so which of its ` +
+        'items are past their TTL (and may have lost their offloaded data) can not be told; nothing was sent. Give --outbox-ttl-attribute ' +
+        "(the outbox table's timeToLiveAttributeName; expiresAt on the flow's own table; none: its items never expire), or an Operator output " +
+        'that names it (outboxTimeToLiveAttribute), or grant dynamodb:DescribeTimeToLive on the table (flow.grantOperator does)',
     };
   }
   const enabled = description?.TimeToLiveStatus === 'ENABLED' || description?.TimeToLiveStatus === 'ENABLING';
   if (enabled && description?.AttributeName !== undefined) {
-    if (typed !== undefined && typed !== description.AttributeName) {
-      return { refusal: `--ttl-attribute ${terminalText(typed)} disagrees with outbox table '${terminalText(tableName)}', whose TTL reads '${terminalText(description.AttributeName)}'; leave the flag out; nothing sent` };
+    if (given !== undefined && given !== description.AttributeName) {
+      return {
+        refusal:
+          `${OUTBOX_TTL_DISAGREES_TEXT}, '${terminalText(given)}' (--outbox-ttl-attribute, else the Operator output's outboxTimeToLiveAttribute), disagrees with ` +
+          `outbox table '${terminalText(tableName)}', whose TTL reads '${terminalText(description.AttributeName)}'; pass --outbox-ttl-attribute ${terminalText(description.AttributeName)}; nothing sent`,
+      };
     }
     return { attributeName: description.AttributeName };
   }
-  if (typed !== undefined) return typedAttribute(typed);
+  if (given !== undefined) return givenAttribute(given);
   let restoredFrom: string | undefined;
   try {
     const summary = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table?.RestoreSummary;
     restoredFrom = summary === undefined ? undefined : (summary.SourceTableArn ?? summary.SourceBackupArn ?? 'a backup');
   } catch (error) {
-    const { name, message } = error instanceof Error ? error : new Error(String(error));
-    return { refusal: `outbox table '${terminalText(tableName)}' has its TTL off, and whether it was restored (DynamoDB restores no TTL setting) could not be read (DescribeTable: ${name}: ${terminalText(message)}); ${enableLine(tableName)}` };
+    const { name, message } = errorParts(error);
+    return { refusal: `outbox table '${terminalText(tableName)}' has its TTL off, and whether it was restored (DynamoDB restores no TTL setting) could not be read (DescribeTable: ${name}: ${message}); ${enableLine(tableName)}` };
   }
   if (restoredFrom !== undefined) {
     return {
@@ -91,7 +111,7 @@ export async function outboxTimeToLive(client: DynamoDBClient, tableName: string
 
 /**
  * The TTL attribute of `tableName` for a command that only reads its items (`fence skip`, `fence carry`'s proof): as
- * {@link outboxTimeToLive}, with `expiresAt`, the flow's own, where that refuses.
+ * {@link outboxTimeToLive} with nothing given, with `expiresAt`, the flow's own, where that refuses.
  */
 export async function outboxTimeToLiveAttribute(client: DynamoDBClient, tableName: string): Promise<string> {
   const timeToLive = await outboxTimeToLive(client, tableName);

@@ -19,14 +19,15 @@ import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
-import { TTL_ATTRIBUTE_OPTION, outboxTimeToLive, ttlAttributeHelp } from './outbox-ttl-attribute';
+import { OUTBOX_TTL_ATTRIBUTE_OPTION, outboxTimeToLive, outboxTtlAttributeHelp } from './outbox-ttl-attribute';
 import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import { flowProfileRefusal, topicEnvironment } from './flow-identity';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { FLOW_OUTPUT_HELP, FLOW_OUTPUT_OPTION, readFlowOutput, type FlowOperatorOutput } from './flow-output';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
@@ -48,7 +49,11 @@ their time range), or a subscriber added later needs the events it missed. The o
 (eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed. DynamoDB deletes
 an expired item only within days, and reads return it until then: an item past its TTL is not sent either (its
 offloaded data may be gone with the retention); it is named as past the outbox's retention (pastRetention in --json),
-and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history.
+and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history. An item's
+expiry is read under the outbox table's TTL attribute. The one given is --outbox-ttl-attribute, else the Operator
+output's outboxTimeToLiveAttribute. The table's TTL on: its attribute (a given one that differs is refused). Its TTL
+off: the one given, else expiresAt; on a restored table (DynamoDB restores no TTL setting) nothing is sent without one
+given. Its TTL unreadable (DescribeTimeToLive, which flow.grantOperator grants): the one given, else nothing is sent.
 
 What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
 the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
@@ -76,13 +81,15 @@ Refused (exit code 3):
     count: each item names its subscriber (aggregateSubscriber); items naming another (a table several subscribers
     share) are left out, and an id only an item naming none remembers (written before the runtime marked items) is
     refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
-A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
-(another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
+A subscriber of another account or Region than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name
+the outbox (another environment's table), so give --flow-output (the flow's Operator output: its outbox table, refused
+unless its topic is the one the subscriber's output names; an ordered subscriber takes --table), and --flow-profile, an AWS
 profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
 the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command. The profile
 must be of the flow's account: the output names the topic the subscriber is on (topicArn), and a profile whose
 credentials are of another account (another environment's outbox), or of an account the SDK can not tell, is refused
-before anything is read (exit code 3); the outbox is read in the topic's Region, not --region's (the subscriber's).
+before anything is read (exit code 3); the outbox is read in the topic's Region, not --region's (the subscriber's),
+with or without --flow-profile.
 
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
 ("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
@@ -108,6 +115,7 @@ Options:
   --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
   --sort-key <name>                  its sort key (default sk, as OutboxTable)
   --no-sort-key                      the table has no sort key (an outbox table of your own)
+${outboxTtlAttributeHelp(37)}
   --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
                                      a warning and an audit line
   --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
@@ -115,9 +123,9 @@ Options:
                                      its locate writes), to decide from their processed ids what was applied
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
   --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
-${ttlAttributeHelp(37)}
 ${DEPLOYED_SUBSCRIBER_HELP}
 ${FLOW_PROFILE_HELP}
+${FLOW_OUTPUT_HELP}
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -128,8 +136,8 @@ export { PAST_RETENTION_TEXT } from './outbox-events';
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
-  'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table', 'ttl-attribute',
-  'flow-profile', 'region', 'endpoint', 'sqs-endpoint', 'help',
+  'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
+  'flow-profile', 'flow-output', 'outbox-ttl-attribute', 'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
@@ -144,18 +152,41 @@ async function replay(parsed: ParsedArguments, context: CommandContext, profile:
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
   // --table is the outbox table here, not the inbox table the output names as `inboxTable`
-  const { table: outboxFlag, ...subscriberFlags } = values;
-  const resolved = resolveSubscriber(subscriberFlags, context.io.cwd ?? process.cwd());
-  if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'replay' ${resolved}` : resolved);
-  const deployment = resolved.deployment;
-  if (deployment?.outboxTable !== undefined && outboxFlag !== undefined && outboxFlag !== deployment.outboxTable) {
-    return context.usageError(`--table ${String(outboxFlag)} disagrees with the deployed subscriber '${deployment.subscriberName}' (--subscriber-output says its flow's outbox table is ${deployment.outboxTable}); leave the flag out`);
+  const { table: outboxFlag, 'flow-output': flowOutputFlag, ...subscriberFlags } = values;
+  const cwd = context.io.cwd ?? process.cwd();
+  const resolvedSubscriber = resolveSubscriber(subscriberFlags, cwd);
+  if (typeof resolvedSubscriber === 'string') return context.usageError(resolvedSubscriber.startsWith('needs') ? `'replay' ${resolvedSubscriber}` : resolvedSubscriber);
+  const flowOutput = typeof flowOutputFlag === 'string' ? readFlowOutput(flowOutputFlag, cwd) : undefined;
+  if (typeof flowOutput === 'string') return context.usageError(flowOutput);
+  const subscriberDeployment = resolvedSubscriber.deployment;
+  if (subscriberDeployment?.outboxTable !== undefined && outboxFlag !== undefined && outboxFlag !== subscriberDeployment.outboxTable) {
+    return context.usageError(`--table ${String(outboxFlag)} disagrees with the deployed subscriber '${subscriberDeployment.subscriberName}' (--subscriber-output says its flow's outbox table is ${subscriberDeployment.outboxTable}); leave the flag out`);
   }
-  const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
+  const tied = outboxOfFlow(subscriberDeployment, flowOutput, outboxFlag);
+  if ('usage' in tied) return context.usageError(tied.usage);
+  if ('refusal' in tied) return refuse(context, tied.refusal);
+  // the flow's output names the outbox's TTL attribute when the subscriber's does not
+  const deployment =
+    subscriberDeployment !== undefined && subscriberDeployment.outboxTimeToLiveAttribute === undefined && flowOutput?.outboxTimeToLiveAttribute !== undefined
+      ? { ...subscriberDeployment, outboxTimeToLiveAttribute: flowOutput.outboxTimeToLiveAttribute }
+      : subscriberDeployment;
+  const resolved = { ...resolvedSubscriber, ...(deployment === undefined ? {} : { deployment }) };
+  const outboxTable = tied.outboxTable ?? (typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable);
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
-  if (profile === undefined) return replayFrom(parsed, context, resolved, outboxTable, context.client(), undefined);
-  // --flow-profile reads another account's outbox: only once the profile is proven to be of the subscriber's flow
   const topicArn = deployment?.topicArn;
+  if (profile === undefined) {
+    // the outbox is in the topic's Region (the flow's), which may not be --region's (the subscriber's)
+    const flowRegion = topicArn === undefined ? undefined : topicEnvironment(topicArn)?.region;
+    if (flowRegion === undefined || flowRegion === context.clientOptions.region) return replayFrom(parsed, context, resolved, outboxTable, context.client(), undefined);
+    const options = { ...context.clientOptions, region: flowRegion };
+    const regionalClient = context.io.createClient?.(options) ?? new DynamoDBClient({ region: flowRegion, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
+    try {
+      return await replayFrom(parsed, context, resolved, outboxTable, regionalClient, undefined);
+    } finally {
+      regionalClient.destroy();
+    }
+  }
+  // --flow-profile reads another account's outbox: only once the profile is proven to be of the subscriber's flow
   if (deployment === undefined) return context.usageError(`--flow-profile needs --subscriber-output (the subscriber's Operator output): the topic it names says the flow's account and Region, which the profile must reach`);
   if (topicArn === undefined) {
     return context.usageError(`--flow-profile: the Operator output of '${deployment.subscriberName}' does not name its topic (topicArn), so the profile can not be proven to reach its flow's account; deploy the subscriber's stack with this version and use its new output`);
@@ -191,13 +222,9 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const { eventIds, types, since, until } = selection;
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   const now = context.now().getTime();
-  // review ro15b (RO15B-1): a restored outbox table's TTL is off; its items' expiry is read under the attribute named
-  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, typedTimeToLive(values));
-  if ('refusal' in timeToLive) {
-    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
-    return EXIT_CODE.REFUSED;
-  }
-  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
+  // review ro15b (RO15B-1), rx15b (RX15B-1): the TTL attribute is not guessed on a restored table or an unreadable TTL
+  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, knownTimeToLiveAttribute(values, deployment));
+  if ('refusal' in timeToLive) return refuse(context, timeToLive.refusal);
   const location = {
     client: toDocumentClient(outboxClient),
     tableName: outboxTable,
@@ -341,6 +368,59 @@ async function readInboxRecords(client: DynamoDBClient, tableName: string, subsc
   return { keptUntil };
 }
 
+/**
+ * The outbox table of the subscriber's flow, tied to the topic the subscriber's output names (review rx15, RX15-2):
+ * from `--flow-output`, whose topic must be the subscriber's; required when the subscriber's output names a topic but
+ * no outbox table (a subscriber of another account or Region than its flow: a typed --table is tied to nothing). An
+ * ordered subscriber's relay has no Operator output of its own: its --table is taken as before.
+ */
+function outboxOfFlow(
+  deployment: SubscriberDeployment | undefined,
+  flowOutput: FlowOperatorOutput | undefined,
+  outboxFlag: unknown,
+): { readonly outboxTable?: string } | { readonly usage: string } | { readonly refusal: string } {
+  if (flowOutput === undefined) {
+    if (deployment?.topicArn !== undefined && deployment.outboxTable === undefined && deployment.ordered !== true) {
+      return {
+        usage:
+          `'replay' to '${deployment.subscriberName}' needs --flow-output (the Operator output of its flow's stack): its output names the topic ${deployment.topicArn} ` +
+          "but no outbox table (a subscriber of another account or Region than its flow), and a --table alone is tied to no flow: it could be another flow's outbox",
+      };
+    }
+    return {};
+  }
+  if (deployment?.topicArn === undefined) {
+    return { usage: "--flow-output goes with --subscriber-output naming the subscriber's topic (topicArn), which the flow's output must name too" };
+  }
+  if (flowOutput.topicArn !== deployment.topicArn) {
+    return {
+      refusal:
+        `--flow-output is the Operator output of the flow whose topic is ${flowOutput.topicArn}, but '${deployment.subscriberName}' subscribes to the topic ${deployment.topicArn}: ` +
+        `its outbox ${flowOutput.outboxTable} is another flow's (another environment's?), whose events this subscriber's inbox has never seen; ` +
+        "use the Operator output of the flow of that topic; nothing was read or sent",
+    };
+  }
+  if (outboxFlag !== undefined && outboxFlag !== flowOutput.outboxTable) {
+    return { usage: `--table ${String(outboxFlag)} disagrees with --flow-output (its outboxTable is ${flowOutput.outboxTable}); leave the flag out` };
+  }
+  if (deployment.outboxTable !== undefined && deployment.outboxTable !== flowOutput.outboxTable) {
+    return { usage: `--flow-output names the outbox table ${flowOutput.outboxTable}, but --subscriber-output names ${deployment.outboxTable} for the same topic; leave --flow-output out` };
+  }
+  return { outboxTable: flowOutput.outboxTable };
+}
+
+/** The outbox's TTL attribute given: --outbox-ttl-attribute, else the Operator output's (none: items never expire). */
+function knownTimeToLiveAttribute(values: ParsedArguments['values'], deployment: SubscriberDeployment | undefined): string | undefined {
+  const typed = values['outbox-ttl-attribute'];
+  return typeof typed === 'string' && typed.trim() !== '' ? typed : deployment?.outboxTimeToLiveAttribute;
+}
+
+/** Says `refusal` on stderr: nothing was sent (exit code 3). */
+function refuse(context: CommandContext, refusal: string): number {
+  context.io.stderr(`refused: ${refusal}\n`);
+  return EXIT_CODE.REFUSED;
+}
+
 /** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
 function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
   const eventIds = listOption(values, 'event-id');
@@ -354,8 +434,6 @@ function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; t
   return { eventIds, types, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
 }
 
-/** `--ttl-attribute`, when typed. */
-const typedTimeToLive = (values: ParsedArguments['values']): string | undefined => (typeof values['ttl-attribute'] === 'string' && values['ttl-attribute'].trim() !== '' ? values['ttl-attribute'] : undefined);
 
 /** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
 async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient): Promise<number> {
@@ -375,12 +453,8 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
   // review ro15 (RO15-4): only the Operator output ties a FIFO --queue to the subscriber whose fences are read
   const bound = resolved.deployment !== undefined;
   if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));
-  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, typedTimeToLive(values));
-  if ('refusal' in timeToLive) {
-    context.io.stderr(`refused: ${timeToLive.refusal}\n`);
-    return EXIT_CODE.REFUSED;
-  }
-  if (timeToLive.note !== undefined) context.io.stderr(`note: ${timeToLive.note}\n`);
+  const timeToLive = await outboxTimeToLive(outboxClient, outboxTable, knownTimeToLiveAttribute(values, resolved.deployment));
+  if ('refusal' in timeToLive) return refuse(context, timeToLive.refusal);
   return replayOrdered(
     context,
     {
@@ -457,9 +531,10 @@ export const replayCommand: Command = {
     'aggregate-table': { type: 'string', multiple: true },
     'filter-policy': { type: 'string' },
     'inbox-table': { type: 'string' },
-    ...TTL_ATTRIBUTE_OPTION,
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
     ...FLOW_PROFILE_OPTION,
+    ...FLOW_OUTPUT_OPTION,
+    ...OUTBOX_TTL_ATTRIBUTE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

@@ -4,7 +4,8 @@
  * overriding it) reaches the run as it would an account. A request is routed by the service its SigV4 signature names
  * (`Authorization: AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request`): `dynamodb` to the run's
  * DynamoDB Local, `sqs` to its SQS endpoint, `sns` to its SNS endpoint, `s3` to its S3 endpoint when the app has a
- * bucket (path-style: the SDK addresses an IP endpoint so) (each forwarded as it came: they take any credentials), `cloudformation` and `lambda` to the handlers given (./cloudformation-endpoint.ts,
+ * bucket (path-style: the SDK addresses an IP endpoint so) (each forwarded as it came: they take any credentials; to
+ * DynamoDB Local with its access key id made of letters and digits, see {@link dynamoDbLocalAuthorization}), `cloudformation` and `lambda` to the handlers given (./cloudformation-endpoint.ts,
  * ./lambda-endpoint.ts). A request for another service, or unsigned, is answered 400 `UnknownService`, naming it.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -39,9 +40,20 @@ export function signedService(authorization: string | undefined): string | undef
   return /Credential=[^/]+\/[^/]+\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '')?.[1];
 }
 
-function forward(target: string, incoming: IncomingMessage, body: Buffer, response: ServerResponse): void {
+/**
+ * The `Authorization` header with its access key id made of letters and digits only: DynamoDB Local (2.0 on) rejects
+ * any other (`UnrecognizedClientException`), and the served run's convention, `<account>.<role>` (which the served STS
+ * and CloudFormation read), has a dot. DynamoDB Local checks no signature and shares one database across keys
+ * (`-sharedDb`), so the key changes nothing else.
+ */
+export function dynamoDbLocalAuthorization(authorization: string | undefined): string | undefined {
+  return authorization?.replace(/Credential=([^/]+)\//, (_match, key: string) => `Credential=${key.replace(/[^A-Za-z0-9]/g, 'x')}/`);
+}
+
+function forward(target: string, incoming: IncomingMessage, body: Buffer, response: ServerResponse, service?: string): void {
   const url = new URL(incoming.url ?? '/', target);
-  const headers = { ...incoming.headers, host: url.host };
+  const authorization = service === 'dynamodb' ? dynamoDbLocalAuthorization(incoming.headers.authorization) : incoming.headers.authorization;
+  const headers = { ...incoming.headers, host: url.host, ...(authorization === undefined ? {} : { authorization }) };
   const outgoing = httpRequest(url, { method: incoming.method, headers }, (answer) => {
     response.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(response);
@@ -61,7 +73,8 @@ export async function startAwsGateway(routes: GatewayRoutes): Promise<LoopbackSe
       const service = signedService(incoming.headers.authorization);
       const routed = service === undefined || routes.route === undefined ? undefined : await routes.route(service, /Credential=([^/]+)\//.exec(incoming.headers.authorization ?? '')?.[1]);
       const target = routed ?? (service === undefined ? undefined : routes.forward[service]);
-      if (target !== undefined) return forward(target, incoming, body, response);
+      // a routed request goes to a proxy that reads its key (an assumed role's session); DynamoDB Local takes no dotted key
+      if (target !== undefined) return forward(target, incoming, body, response, routed === undefined ? service : undefined);
       const handler = service === undefined ? undefined : routes.handle[service];
       if (handler === undefined) {
         const served = [...Object.keys(routes.forward), ...Object.keys(routes.handle)].join(', ');

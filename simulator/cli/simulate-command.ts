@@ -11,6 +11,7 @@ import { createProgressBar } from '../report/progress-bar';
 import { formatSummary, replayLines } from '../report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
 import { resultJson } from '../run/result-json';
+import { iamNotProvenReason } from '../check/iam-not-evaluated';
 import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
 import { NoAppError, SynthRefusedError } from '../model/synthesize';
@@ -368,7 +369,7 @@ function report(
     writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...resultJson(result), replayCommand: replay }, null, 2)}\n`);
   }
   // no violation: OK, unless a subscriber received no event (nothing of exactly-once exercised for it: NOT PROVEN)
-  if (result.violations.length === 0) return result.notExercised.length === 0 ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
+  if (result.violations.length === 0) return result.notExercised.length === 0 && iamNotProvenReason(result.iam) === undefined ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
   io.stderr(replayLines(replay, result.replayable));
   return EXIT_CODE.FAILURE;

@@ -1,5 +1,5 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
-import { iamVerdictNote } from '../check/iam-not-evaluated';
+import { iamNotProvenReason, iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
 import { FAILURE_PATHS, notSteeredReason } from '../check/failure-paths';
@@ -346,13 +346,17 @@ export function formatSummary(result: SimulationResult): string {
     const inOrder = orderChecked.length === 0 ? '' : `each aggregate's events applied in sequence by ${orderChecked.length === 1 ? 'the ordered subscriber' : `each of the ${orderChecked.length} ordered subscribers`}; `;
     const claims = `${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained`;
     const notExercised = result.notExercised ?? [];
-    if (notExercised.length === 0) {
+    const iamNotProven = iamNotProvenReason(result.iam);
+    if (notExercised.length === 0 && iamNotProven === undefined) {
       out.push(`OK: ${claims}.${result.iam.evaluated ? '' : iamVerdictNote(result.iam)}`);
+    } else if (notExercised.length === 0) {
+      // across accounts, IAM is what wires the app: unchecked, an OK would claim it (simulator/check/iam-not-evaluated.ts)
+      out.push(`NOT PROVEN: no check failed (${claims}), but ${iamNotProven}.`);
     } else {
       // no check failed, but a subscriber that received nothing proved nothing (simulator/check/not-exercised.ts)
       out.push(`NOT PROVEN: no check failed (${claims}), but exactly-once was not exercised for ${notExercised.length} subscriber(s) that received no event:`);
       for (const { subscriber, reason } of notExercised) out.push(`  ${subscriber}: received no event: ${reason}`);
-      if (!result.iam.evaluated) out.push(iamVerdictNote(result.iam).trim());
+      if (!result.iam.evaluated) out.push(iamNotProven === undefined ? iamVerdictNote(result.iam).trim() : `${iamNotProven}.`);
     }
     const unproven = result.subscribers.flatMap((row) => {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);

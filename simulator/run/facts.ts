@@ -179,7 +179,10 @@ export async function readRunFacts(
   const iam: IamReport =
     flow.access !== undefined
       ? { evaluated: true, ...flow.access.control.figures() }
-      : iamNotEvaluated(options.iam === false ? 'off' : 'engine-missing');
+      : iamNotEvaluated(
+          options.iam === false ? 'off' : 'engine-missing',
+          [...(model.environments?.values() ?? [])].map((environment) => environment.account),
+        );
   const drivenProducers = driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key }));
   const upstream = upstreamFacts(
     built,

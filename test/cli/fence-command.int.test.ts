@@ -263,7 +263,7 @@ describe('fence', () => {
     expect(queue.counts().visible).toBe(visibleBefore);
   });
 
-  test('replay (review ro15b, RO15B-1) from a restored outbox table (its TTL off) does not guess the TTL attribute: refused without --ttl-attribute; with it, items past their ttl are refused by name', async () => {
+  test('replay (review ro15b, RO15B-1) from a restored outbox table (its TTL off) does not guess the TTL attribute: refused without --outbox-ttl-attribute; with it, items past their ttl are refused by name', async () => {
     const aggregate = `order-${Date.now()}-ttl-restored`;
     const events = await produce(aggregate, ['placed', 'paid', 'shipped']);
     await consumer()({ Records: [{ messageId: 'tr1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
@@ -281,7 +281,7 @@ describe('fence', () => {
     expect(guessed.code).toBe(3);
     expect(guessed.stderr).toContain(`refused: outbox table '${outboxConfig.outboxTableName}' was restored (from ${source}) and its TTL is off`);
     expect(queue.counts().visible).toBe(visibleBefore);
-    const named = await cliAt({ clock, endpoint }, restored, ...args, '--ttl-attribute', 'ttl');
+    const named = await cliAt({ clock, endpoint }, restored, ...args, '--outbox-ttl-attribute', 'ttl');
     expect(named.code).toBe(3);
     expect(named.stderr).toContain(PAST_RETENTION_TEXT);
     for (const event of events.slice(1)) expect(named.stderr).toContain(event.id);

@@ -151,10 +151,12 @@ export interface CliRun {
    */
   readonly restoredFrom?: (tableName: string) => string | undefined;
   /**
-   * DynamoDB commands the operator's role may not call (`DescribeTimeToLiveCommand`): answered AccessDeniedException,
-   * as IAM answers an action the role lacks. @default none
+   * DynamoDB commands (`DescribeTimeToLiveCommand`) answered `AccessDeniedException`, as AWS answers a role whose
+   * policy does not allow them. @default none
    */
   readonly deniedDynamoDbCommands?: readonly string[];
+  /** Collects the Region of each DynamoDB client the CLI creates (the options it asks for). @default not collected */
+  readonly clientRegions?: Array<string | undefined>;
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -164,7 +166,8 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
   const io: CliIo = {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
-    createClient: () => {
+    createClient: (options) => {
+      terminal.clientRegions?.push(options.region);
       const client = new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
       const elsewhere = terminal.tablesOfAnotherAccount ?? [];
       if (elsewhere.length > 0) {
@@ -182,9 +185,12 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
       const denied = terminal.deniedDynamoDbCommands ?? [];
       if (denied.length > 0) {
         client.middlewareStack.add(
-          (next, context) => async (args) => {
-            if (denied.includes(String(context.commandName))) {
-              throw Object.assign(new Error(`User: arn:aws:sts::111122223333:assumed-role/operator is not authorized to perform: dynamodb:${String(context.commandName).replace(/Command$/, '')}`), { name: 'AccessDeniedException' });
+          (next, handlerContext) => async (args) => {
+            const command = handlerContext.commandName ?? '';
+            if (denied.includes(command)) {
+              const error = new Error(`User: arn:aws:sts::111111111111:assumed-role/oncall/alice is not authorized to perform: dynamodb:${command.replace(/Command$/, '')}`);
+              error.name = 'AccessDeniedException';
+              throw error;
             }
             return next(args);
           },

@@ -20,7 +20,7 @@ import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createOutbox } from '../support/proof/tables';
 import { envelopeObject } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, startOperatorServices, type OperatorServices } from './operator-services';
 
 const PRODUCTION = '111111111111';
 const STAGING = '333333333333';
@@ -102,10 +102,19 @@ function ledgerOutput(s: OperatorServices, topicArn: string | undefined): string
   });
 }
 
-/** Ledger's replay of evt-1 with `--flow-profile profile`, its output naming `topicArn` (null: none). */
+/** The flow's Operator output (the fields replay reads): its outbox table and its topic. */
+function flowOutput(topicArn: string, outboxTable = outbox.outboxTableName): string {
+  return JSON.stringify({ outboxTable, outboxTimeToLiveAttribute: 'expiresAt', topicArn, relayPipeName: 'Payments-Relay' });
+}
+
+/**
+ * Ledger's replay of evt-1 with `--flow-profile profile`, its output naming `topicArn` (null: none); the outbox from the
+ * flow's Operator output (--flow-output) when the subscriber's names a topic, else by --table.
+ */
 async function replay(s: OperatorServices, profile: string, topicArn: string | null = TOPIC_ARN) {
+  const outboxOptions = topicArn === null ? ['--table', outbox.outboxTableName] : ['--flow-output', flowOutput(topicArn)];
   return withAwsFiles(() =>
-    cli(s, 'replay', '--subscriber-output', ledgerOutput(s, topicArn ?? undefined), '--table', outbox.outboxTableName, '--flow-profile', profile, '--event-id', 'evt-1', '--endpoint', inject('dynamoDbEndpoint'), '--yes', '--json'),
+    cli(s, 'replay', '--subscriber-output', ledgerOutput(s, topicArn ?? undefined), ...outboxOptions, '--flow-profile', profile, '--event-id', 'evt-1', '--endpoint', inject('dynamoDbEndpoint'), '--yes', '--json'),
   );
 }
 
@@ -161,5 +170,56 @@ describe("replay --flow-profile is tied to the subscriber's flow (RX14-3)", () =
     } finally {
       client.destroy();
     }
+  });
+});
+
+describe("replay's outbox is tied to the subscriber's topic by the flow's Operator output (RX15-2, RX15-6)", () => {
+  const ledgerArgs = (s: OperatorServices, ...rest: string[]): string[] => ['replay', '--subscriber-output', ledgerOutput(s, TOPIC_ARN), '--event-id', 'evt-1', '--endpoint', inject('dynamoDbEndpoint'), '--yes', '--json', ...rest];
+
+  test('--table alone, for a subscriber whose output names a topic but no outbox, is refused (exit 2) naming --flow-output; nothing is read or sent', async () => {
+    const s = (services = await startOperatorServices('FlowOutputNeeded'));
+    await writeEvent('evt-1', s.clock.now());
+
+    const result = await withAwsFiles(() => cli(s, ...ledgerArgs(s, '--table', outbox.outboxTableName, '--flow-profile', 'production-outbox')));
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'replay' to 'Ledger' needs --flow-output");
+    expect(s.queue.messages()).toEqual([]);
+  });
+
+  test("the Operator output of another flow of the same account (another topic) is refused (exit 3), naming both topics; nothing is sent", async () => {
+    const s = (services = await startOperatorServices('FlowOutputOther'));
+    await writeEvent('evt-1', s.clock.now());
+    const otherTopic = `arn:aws:sns:us-east-1:${PRODUCTION}:Refunds-EventTopic-0A1B2C3D`;
+
+    const result = await withAwsFiles(() => cli(s, ...ledgerArgs(s, '--flow-output', flowOutput(otherTopic), '--flow-profile', 'production-outbox')));
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`--flow-output is the Operator output of the flow whose topic is ${otherTopic}, but 'Ledger' subscribes to the topic ${TOPIC_ARN}`);
+    expect(s.queue.messages()).toEqual([]);
+  });
+
+  test('a --table that disagrees with --flow-output is a usage error (exit 2)', async () => {
+    const s = (services = await startOperatorServices('FlowOutputTable'));
+    await writeEvent('evt-1', s.clock.now());
+
+    const result = await withAwsFiles(() => cli(s, ...ledgerArgs(s, '--flow-output', flowOutput(TOPIC_ARN), '--table', 'another-outbox', '--flow-profile', 'production-outbox')));
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`--table another-outbox disagrees with --flow-output (its outboxTable is ${outbox.outboxTableName})`);
+    expect(s.queue.messages()).toEqual([]);
+  });
+
+  test("without --flow-profile, the outbox is read in the topic's Region, not --region's (the subscriber's), and the event is sent", async () => {
+    const s = (services = await startOperatorServices('FlowOutputRegion'));
+    await writeEvent('evt-1', s.clock.now());
+    const regions: Array<string | undefined> = [];
+
+    const result = await cliAt(s, { clientRegions: regions }, ...ledgerArgs(s, '--flow-output', flowOutput(TOPIC_ARN), '--region', 'eu-central-1'));
+
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    // the topic's Region (us-east-1) for the outbox; the subscriber's (--region) for its inbox
+    expect(regions).toEqual(['us-east-1', 'eu-central-1']);
+    expect(s.queue.messages().map((message) => (JSON.parse(message.body) as { id: string }).id)).toEqual(['evt-1']);
   });
 });

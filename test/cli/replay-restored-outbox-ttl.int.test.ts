@@ -1,8 +1,8 @@
 /**
  * `replay` on a restored outbox table (review ro15b, RO15B-1): DynamoDB restores no TTL setting, so the table's TTL is
  * off, and its items' expiry attribute (`ttl` on a user's table) is not `expiresAt`: replay refuses unless the operator
- * names the attribute (`--ttl-attribute`), and then an item past its TTL is not sent. A table whose TTL can not be read
- * (the cross-account operator role reads only the items) is read under `expiresAt`, with a note naming the flag. Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
+ * names the attribute (`--outbox-ttl-attribute`), and then an item past its TTL is not sent. A table whose TTL can not be
+ * read is refused too unless the attribute is named (review rx15b, RX15B-1). Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
  * table has) and the simulator's SQS endpoint, the real CLI in-process.
  */
 
@@ -15,6 +15,7 @@ import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { localClient } from '../support/dynamodb-client';
 import { createOutbox } from '../support/proof/tables';
 import { envelopeObject } from '../lambda/helpers';
+import { OUTBOX_TTL_DISAGREES_TEXT, OUTBOX_TTL_UNKNOWN_TEXT } from '../../operator/cli/outbox-ttl-attribute';
 import { cli, cliAt, startOperatorServices, type OperatorServices } from './operator-services';
 
 const DAY_MS = 86_400_000;
@@ -62,7 +63,7 @@ const replayArgs = (s: OperatorServices, ...more: string[]): string[] => [
 const sentIds = (s: OperatorServices): string[] => s.queue.messages().map((message) => (JSON.parse(message.body) as { id: string }).id);
 
 describe('replay on a restored outbox table (its TTL off) does not guess the TTL attribute (RO15B-1)', () => {
-  test('without --ttl-attribute: refused, exit 3, nothing sent, the restore and the way on named', async () => {
+  test('without --outbox-ttl-attribute: refused, exit 3, nothing sent, the restore and the way on named', async () => {
     const s = (services = await startOperatorServices('RestoredTtl'));
     const start = s.clock.now();
     await outboxItem('evt-old', start, 7);
@@ -74,11 +75,11 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
 
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(`refused: outbox table '${outbox.outboxTableName}' was restored (from ${SOURCE}) and its TTL is off`);
-    expect(result.stderr).toContain('--ttl-attribute');
+    expect(result.stderr).toContain('--outbox-ttl-attribute');
     expect(sentIds(s)).toEqual([]);
   });
 
-  test('with --ttl-attribute ttl: the item past its ttl is named as past the retention and not sent, exit 3', async () => {
+  test('with --outbox-ttl-attribute ttl: the item past its ttl is named as past the retention and not sent, exit 3', async () => {
     const s = (services = await startOperatorServices('RestoredTtlNamed'));
     const start = s.clock.now();
     await outboxItem('evt-old', start, 7);
@@ -86,7 +87,7 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     s.clock.advanceBy(9 * DAY_MS);
     const restored = { restoredFrom: (table: string) => (table === outbox.outboxTableName ? SOURCE : undefined) };
 
-    const result = await cliAt(s, restored, ...replayArgs(s, '--ttl-attribute', 'ttl'));
+    const result = await cliAt(s, restored, ...replayArgs(s, '--outbox-ttl-attribute', 'ttl'));
 
     expect({ code: result.code, stderr: result.stderr }).toMatchObject({ code: 3 });
     const output = JSON.parse(result.stdout) as { pastRetention: Array<{ eventId: string; expiredAt: string }> };
@@ -94,7 +95,7 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     expect(sentIds(s)).toEqual(['evt-kept']);
   });
 
-  test("--ttl-attribute that is not the table's TTL attribute (TTL on) is refused, nothing sent", async () => {
+  test("--outbox-ttl-attribute that is not the table's TTL attribute (TTL on) is refused, nothing sent", async () => {
     const s = (services = await startOperatorServices('TtlDisagrees'));
     await localClient().send(new UpdateTimeToLiveCommand({ TableName: outbox.outboxTableName, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } }));
     const start = s.clock.now();
@@ -102,14 +103,14 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
     s.clock.advanceBy(9 * DAY_MS);
 
-    const result = await cli(s, ...replayArgs(s, '--ttl-attribute', 'expiresAt'));
+    const result = await cli(s, ...replayArgs(s, '--outbox-ttl-attribute', 'expiresAt'));
 
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain(`refused: --ttl-attribute expiresAt disagrees with outbox table '${outbox.outboxTableName}', whose TTL reads 'ttl'`);
+    expect(result.stderr).toContain(`refused: ${OUTBOX_TTL_DISAGREES_TEXT}, 'expiresAt' (--outbox-ttl-attribute, else the Operator output's outboxTimeToLiveAttribute), disagrees with outbox table '${outbox.outboxTableName}', whose TTL reads 'ttl'`);
     expect(sentIds(s)).toEqual([]);
   });
 
-  test("a TTL that can not be read (the cross-account operator role has no dynamodb:DescribeTimeToLive): expiresAt, with a note naming --ttl-attribute, which reads the table's own", async () => {
+  test('a TTL that can not be read (a role without dynamodb:DescribeTimeToLive): refused unless --outbox-ttl-attribute names it, which reads the table\'s own', async () => {
     const s = (services = await startOperatorServices('TtlUnreadable'));
     const start = s.clock.now();
     await outboxItem('evt-old', start, 7);
@@ -118,13 +119,14 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
     const denied = { deniedDynamoDbCommands: ['DescribeTimeToLiveCommand'] };
 
     const dryRun = await cliAt(s, denied, ...replayArgs(s).filter((arg) => arg !== '--yes'));
-    expect(dryRun.stderr).toContain(`note: could not read the TTL of outbox table '${outbox.outboxTableName}' (DescribeTimeToLive: AccessDeniedException`);
-    expect(dryRun.stderr).toContain('pass --ttl-attribute <attribute>');
+    expect(dryRun.code).toBe(3);
+    expect(dryRun.stderr).toContain(`refused: ${OUTBOX_TTL_UNKNOWN_TEXT} ${outbox.outboxTableName} could not be read (DescribeTimeToLive: AccessDeniedException`);
+    expect(dryRun.stderr).toContain('Give --outbox-ttl-attribute');
     expect(sentIds(s)).toEqual([]);
 
-    const named = await cliAt(s, denied, ...replayArgs(s, '--ttl-attribute', 'ttl'));
+    const named = await cliAt(s, denied, ...replayArgs(s, '--outbox-ttl-attribute', 'ttl'));
     expect(named.code).toBe(3);
-    expect(named.stderr).not.toContain('note: could not read the TTL');
+    expect(named.stderr).not.toContain(OUTBOX_TTL_UNKNOWN_TEXT);
     expect((JSON.parse(named.stdout) as { pastRetention: Array<{ eventId: string }> }).pastRetention.map((event) => event.eventId)).toEqual(['evt-old']);
     expect(sentIds(s)).toEqual(['evt-kept']);
   });

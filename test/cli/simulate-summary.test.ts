@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
 import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
-import { IAM_NOT_CHECKED, iamNotEvaluated } from '../../simulator/check/iam-not-evaluated';
+import { IAM_NOT_CHECKED, IAM_NOT_PROVEN_TEXT, iamNotEvaluated, iamNotProvenReason } from '../../simulator/check/iam-not-evaluated';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 import { notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
@@ -57,6 +57,22 @@ describe('formatSummary', () => {
     expect(json.iam).toMatchObject({ evaluated: false, cause: 'engine-missing', notChecked: IAM_NOT_CHECKED });
     // with --iam off the verdict says it too
     expect(formatSummary({ ...withoutEngine, iam: iamNotEvaluated('off') }).split('\n').find((line) => line.startsWith('OK: '))).toContain('IAM NOT EVALUATED (--iam off)');
+  });
+
+  test('an app across accounts run without IAM evaluation is NOT PROVEN, never OK, naming the accounts and how to check them (NUX15-2)', () => {
+    const acrossAccounts = { ...result([subscriber('Billing', 2)], []), iam: iamNotEvaluated('engine-missing', ['111111111111', '222222222222', '111111111111']) };
+    const lines = formatSummary(acrossAccounts).split('\n');
+    expect(lines.some((line) => line.startsWith('OK'))).toBe(false);
+    const verdict = lines.find((line) => line.startsWith('NOT PROVEN: '))!;
+    expect(verdict).toContain(`${IAM_NOT_PROVEN_TEXT} 2 accounts (111111111111, 222222222222)`);
+    expect(verdict).toContain('npm install --save-dev @cloud-copilot/iam-simulate');
+    expect(verdict).not.toContain('--iam off');
+    expect(iamNotProvenReason(iamNotEvaluated('off', ['111111111111', '222222222222']))).toContain('run it without --iam off');
+    const json = JSON.parse(JSON.stringify(resultJson(acrossAccounts))) as { iam: { accounts?: string[] } };
+    expect(json.iam.accounts).toEqual(['111111111111', '222222222222']);
+    // one account: OK with the note, as before; IAM evaluated: never
+    expect(iamNotProvenReason(iamNotEvaluated('off', ['111111111111', '111111111111']))).toBeUndefined();
+    expect(iamNotProvenReason({ evaluated: true })).toBeUndefined();
   });
 
   test("a relay's catch-up that gave up at its real-time limit is on the relay line and in --json; a run that never met it says nothing of it", () => {

@@ -46,6 +46,7 @@ describe('operator outputs', () => {
     expect(values).toEqual([
       {
         outboxTable: ref(flow.outboxTable.table.tableName),
+        outboxTimeToLiveAttribute: 'expiresAt',
         topicArn: ref(flow.eventTopic.topicArn),
         relayPipeName: ref(flow.relay.pipeName),
         relayDeadLetterQueueUrl: ref(flow.relay.deadLetterQueue.queueUrl),
@@ -57,6 +58,7 @@ describe('operator outputs', () => {
         deduplicationWindowSeconds: 30 * 86_400,
         keepBlockedMessageBody: false,
         outboxTable: ref(flow.outboxTable.table.tableName),
+        outboxTimeToLiveAttribute: 'expiresAt',
         inboxTable: ref(billing.inboxTable!.tableName),
         queueUrl: ref(billing.queue.queueUrl),
         deadLetterQueueUrl: ref(billing.deadLetterQueue.queueUrl),
@@ -72,6 +74,7 @@ describe('operator outputs', () => {
         processingMode: 'aggregate',
         keepBlockedMessageBody: false,
         outboxTable: ref(flow.outboxTable.table.tableName),
+        outboxTimeToLiveAttribute: 'expiresAt',
         queueUrl: ref(stats.queue.queueUrl),
         deadLetterQueueUrl: ref(stats.deadLetterQueue.queueUrl),
         subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue!.queueUrl),
@@ -151,6 +154,7 @@ describe('operator outputs', () => {
       ordered: true,
       deduplicationWindowSeconds: 20 * 86_400,
       outboxTable: ref(outbox.table.tableName),
+      outboxTimeToLiveAttribute: 'expiresAt',
       inboxTable: ref(shipping.inboxTable.tableName),
       queueUrl: ref(shipping.queue.queueUrl),
       deadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),

@@ -24,13 +24,17 @@ export interface OrderedSubscriberParts extends IConstruct {
   readonly deadLetterQueue: sqs.IQueue;
   readonly consumerFunction: ConsumerFunction;
   /** The ordered relay's outbox table, whose history items `replay` reads. */
-  readonly relay: { readonly outboxTable: { readonly table: dynamodb.ITable } };
+  readonly relay: { readonly outboxTable: { readonly table: dynamodb.ITable; readonly timeToLiveAttributeName?: string } };
   /** Its subscription to the relay's FIFO topic (whose ARN the output names). */
   readonly subscription: sns.Subscription;
 }
 
-/** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
-export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined): string {
+/**
+ * The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`.
+ *
+ * @param outboxTimeToLiveAttribute the attribute the flow's outbox TTL reads (a literal, so named even where the table is not)
+ */
+export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined, outboxTimeToLiveAttribute: string | undefined): string {
   const subscription = subscriber.subscription.node.defaultChild as sns.CfnSubscription;
   const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
     format: SUBSCRIBER_DEPLOYMENT_FORMAT,
@@ -41,6 +45,7 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
     filterPolicy: subscription.filterPolicy,
     filterPolicyScope: subscription.filterPolicyScope,
     outboxTable: outboxTable?.tableName,
+    outboxTimeToLiveAttribute,
     inboxTable: subscriber.inboxTable?.tableName,
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
@@ -77,6 +82,7 @@ export function orderedSubscriberOperatorOutputValue(
     filterPolicyScope: undefined,
     // none from another environment (lib/private/remote-ordered-subscription.ts)
     outboxTable: across.outboxTableName,
+    outboxTimeToLiveAttribute: subscriber.relay.outboxTable.timeToLiveAttributeName,
     inboxTable: subscriber.inboxTable.tableName,
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,

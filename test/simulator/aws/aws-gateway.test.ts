@@ -95,4 +95,12 @@ describe('the served AWS endpoint', () => {
     const tables = await client.send(new ListTablesCommand({ ExclusiveStartTableName: tableName.slice(0, -1) }));
     expect(tables.TableNames).toContain(tableName);
   });
+
+  test("forwards DynamoDB signed with the served run's `<account>.<role>` access key, which DynamoDB Local itself rejects (NUX15-1)", async () => {
+    const tableName = uniqueTableName('gateway-dotted');
+    await createTable(localClient(), tableName, { partitionKey: 'pk' });
+    const client = new DynamoDBClient({ ...config, credentials: { accessKeyId: '222222222222.payments-oncall', secretAccessKey: 'simulator' } });
+    const tables = await client.send(new ListTablesCommand({ ExclusiveStartTableName: tableName.slice(0, -1) }));
+    expect(tables.TableNames).toContain(tableName);
+  });
 });

@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeAll, describe, expect, inject, test } from 'vitest';
+import { IAM_NOT_PROVEN_TEXT } from '../../../simulator/check/iam-not-evaluated';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { assemblyVariant, type AssemblyVariant, type StatementJson, type TemplateJson } from '../../support/assembly-variant';
@@ -91,6 +92,18 @@ describe('simulate: subscribers in other accounts and Regions', () => {
     expect(stdout).toContain("list 222222222222 in the flow's subscriberAccounts");
     // the subscriber in the flow's own account, another Region, is untouched
     expect(stdout).toMatch(/^Reports\s+transactional\s+4\s/m);
+  });
+
+  test('without the topic grant and with --iam off, the run is NOT PROVEN (exit code 5), never OK: nothing checked what connects the accounts (NUX15-2)', async () => {
+    const broken = variant('Payments', (template) =>
+      remove(statementsOf(template, 'AWS::SNS::TopicPolicy', 'Payments/'), (statement) => mentions(statement.Action, 'sns:Subscribe') && mentions(statement.Principal, '222222222222'), "the topic grant for 222222222222"),
+    );
+
+    const { code, stdout } = await simulate(broken.directory, '--iam', 'off');
+
+    expect(code, stdout).toBe(EXIT_CODE.NOT_PROVEN);
+    expect(stdout).not.toMatch(/^OK/m);
+    expect(stdout).toMatch(new RegExp(`^NOT PROVEN: no check failed .*${IAM_NOT_PROVEN_TEXT} 2 accounts \\(111111111111, 222222222222\\)`, 'm'));
   });
 
   test("without the key statement for SNS in the subscriber's queue key, the deliveries are denied and the run fails naming the key policy", async () => {
