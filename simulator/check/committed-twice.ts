@@ -1,45 +1,69 @@
 /**
  * A producer the run drove commits each command once, whatever its retries: the simulator invokes each command and
- * retries a failed attempt (simulator/run/producer-driver.ts), and hears which outbox events each applied request
- * (transaction) of each attempt wrote. A later attempt of a command that commits a transaction with the same event
- * types as one an earlier attempt of that command committed, under ids no earlier attempt committed, committed the
- * command again: the earlier commit's reply was lost, or its process crashed after it, and the retry drew new ids (a
- * random event id, or a random business id as the subject). A correct producer derives the event id from the command,
- * so its retry is answered "already written" and commits nothing. A command split over two transactions, whose retry
- * finishes the second, commits types the earlier attempt did not commit in a transaction, and is not named.
- * This needs no producer probe, and reads neither subject nor data.
+ * retries a failed attempt (simulator/run/producer-driver.ts), and hears every request of each attempt that put outbox
+ * events, applied or refused (observation/ledger.ts `outboxRequestsByInvocation`).
+ *
+ * A commit T of a command is committed again by an applied request R of a later attempt when R puts only events no
+ * request of the command committed before, R's event types are T's, and that attempt never re-sent T's events. A
+ * correct producer derives its ids from the command: its retry re-runs the steps the earlier attempt committed, is
+ * answered "already written" (a refused request that re-sends T's events), and commits only the steps the earlier
+ * attempt stopped before, so a command split over several transactions of one event type is not named. A producer that
+ * draws its ids per attempt (a random event id, or a random business id as the subject) re-sends none of T's events.
+ *
+ * Inside one attempt (the producer retries its own failed write): R commits T again when T's reply was lost (the
+ * invocation did not see it applied), R comes after T, the attempt never re-sent T's events, and R's events carry T's
+ * content (type and data, the event's own id and subject left out), so the next step of a batch, whose data differs,
+ * is not named.
+ *
+ * A correct producer that checks whether a step is done by reading (not by a conditional write) re-sends nothing and is
+ * named too: derive the ids and write with `transactWriteOnce`, as the docs ask.
  */
 import type { SimulatedEvent } from '../observation/run-facts';
+import type { OutboxRequest } from '../observation/outbox-writes';
 import type { Finding } from './invariants';
 import { ATTEMPT_KEY } from './producer-attempts';
-import { fixFor } from './violation-cause';
+import { fixFor, type RequestReference } from './violation-cause';
 
 /** Commands named per producer in full; the rest are counted. */
 const MAX_LISTED = 3;
 
-/** One command committed again by a later attempt: its index, the attempts, and the first event of each commit. */
+/** One command committed again: its index (from 0), the attempts, the first event and the request of each commit. */
 interface Repeat {
   readonly command: number;
   readonly firstAttempt: number;
   readonly againAttempt: number;
   readonly kept: string;
   readonly repeat: string;
+  readonly keptRequest: OutboxRequest;
+  readonly repeatRequest: OutboxRequest;
+}
+
+/** A commit of a command: the attempt that made it, its request, and whether a later request re-sent its events. */
+interface Commit {
+  readonly attempt: number;
+  readonly request: OutboxRequest;
+  readonly types: string | undefined;
+  readonly content: string | undefined;
+  /** The attempts that re-sent one of its events (re-ran the step). */
+  readonly rerunBy: Set<number>;
+  repeated: boolean;
 }
 
 /**
- * The `command-committed-twice` violation of `producer` (as the report names it), when a later attempt of one of its
- * commands committed a transaction an earlier attempt had committed (same event types) under new ids; from the events
- * each applied request of each invocation wrote (`transactions`, by invocation key, in order) and the committed
- * envelopes (`eventsById`, for the types). Each command committed again is a cause `event-id-per-attempt` with the
- * producer and the two first event ids (the kept one, then the repeat).
+ * The `command-committed-twice` violation of `producer` (as the report names it), when an attempt of one of its
+ * commands committed again what an earlier commit of that command had committed (see the module comment); from every
+ * request that put outbox events, by invocation key, in order (`requests`), and the committed envelopes (`eventsById`,
+ * for the types and data). Each command committed again is a cause `event-id-per-attempt` with the producer, the two
+ * first event ids (the kept one, then the repeat), the command (numbered from 1) and the two requests.
  */
-export function checkCommittedTwice(producer: string, transactions: ReadonlyMap<string, readonly (readonly string[])[]>, eventsById: ReadonlyMap<string, SimulatedEvent>): Finding[] {
-  const repeats = repeatsOf(transactions, eventsById);
+export function checkCommittedTwice(producer: string, requests: ReadonlyMap<string, readonly OutboxRequest[]>, eventsById: ReadonlyMap<string, SimulatedEvent>): Finding[] {
+  const repeats = repeatsOf(requests, eventsById);
   if (repeats.length === 0) return [];
   const described = repeats.slice(0, MAX_LISTED).map(({ command, firstAttempt, againAttempt, kept, repeat }) => {
     const event = eventsById.get(repeat);
     const what = event === undefined ? '' : ` (${event.type}${event.subject === undefined ? '' : ` of ${event.subject}`})`;
-    return `command #${command} again at attempt ${againAttempt} after attempt ${firstAttempt} had committed it: event ${repeat}${what} repeats ${kept}`;
+    const when = firstAttempt === againAttempt ? `within attempt ${againAttempt}, after a write of that attempt whose reply was lost had committed it` : `at attempt ${againAttempt} after attempt ${firstAttempt} had committed it`;
+    return `command #${command + 1} again ${when}: event ${repeat}${what} repeats ${kept}`;
   });
   const more = repeats.length > MAX_LISTED ? `; and ${repeats.length - MAX_LISTED} more command(s)` : '';
   return [
@@ -49,44 +73,77 @@ export function checkCommittedTwice(producer: string, transactions: ReadonlyMap<
         `the producer ${producer} committed ${described.join('; ')}${more}. ` +
         'Its retry after a commit whose reply was lost (or after a crash that followed the commit) drew new ids, so the command committed a second time: ' +
         fixFor('event-id-per-attempt'),
-      causes: repeats.map(({ kept, repeat }) => ({ kind: 'event-id-per-attempt' as const, producer, eventIds: [kept, repeat], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') })),
+      causes: repeats.map(({ command, firstAttempt, againAttempt, kept, repeat, keptRequest, repeatRequest }) => ({
+        kind: 'event-id-per-attempt' as const,
+        producer,
+        eventIds: [kept, repeat],
+        invocations: [],
+        requests: [referenceOf(keptRequest), referenceOf(repeatRequest)],
+        command: { number: command + 1, committedAt: firstAttempt, committedAgainAt: againAttempt },
+        fix: fixFor('event-id-per-attempt'),
+      })),
     },
   ];
 }
 
-/** Per command, in command order: the first transaction of a later attempt that repeats an earlier attempt's under new ids. */
-function repeatsOf(transactions: ReadonlyMap<string, readonly (readonly string[])[]>, eventsById: ReadonlyMap<string, SimulatedEvent>): Repeat[] {
-  const byCommand = new Map<number, { attempt: number; transactions: readonly (readonly string[])[] }[]>();
-  for (const [invocationKey, written] of transactions) {
+function referenceOf(request: OutboxRequest): RequestReference {
+  return { operation: request.operation, tables: request.tables, count: 1, ...(request.fault === undefined ? {} : { fault: request.fault }) };
+}
+
+/** Per command, in command order: the first commit that repeats an earlier commit of the command (see the module comment). */
+function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, eventsById: ReadonlyMap<string, SimulatedEvent>): Repeat[] {
+  const byCommand = new Map<number, { attempt: number; requests: readonly OutboxRequest[] }[]>();
+  for (const [invocationKey, sent] of requests) {
     const match = ATTEMPT_KEY.exec(invocationKey);
     if (match === null) continue;
     const command = Number(match[1]);
-    byCommand.set(command, [...(byCommand.get(command) ?? []), { attempt: Number(match[2]), transactions: written }]);
+    byCommand.set(command, [...(byCommand.get(command) ?? []), { attempt: Number(match[2]), requests: sent }]);
   }
-  const typesOf = (eventIds: readonly string[]): string | undefined => {
-    const types = eventIds.map((eventId) => eventsById.get(eventId)?.type);
-    return types.includes(undefined) ? undefined : JSON.stringify([...(types as string[])].sort());
-  };
+  const sorted = (values: (string | undefined)[]): string | undefined => (values.includes(undefined) ? undefined : JSON.stringify([...(values as string[])].sort()));
+  const typesOf = (eventIds: readonly string[]): string | undefined => sorted(eventIds.map((eventId) => eventsById.get(eventId)?.type));
+  const contentOf = (eventIds: readonly string[]): string | undefined => sorted(eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId))));
   const repeats: Repeat[] = [];
   for (const command of [...byCommand.keys()].sort((a, b) => a - b)) {
-    const earlier: { attempt: number; types: string; first: string }[] = [];
-    const earlierIds = new Set<string>();
+    const attempts = byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt);
+    const commits: Commit[] = [];
+    const committedIds = new Set<string>();
     let found: Repeat | undefined;
-    for (const { attempt, transactions: written } of byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt)) {
-      for (const eventIds of written) {
-        const types = typesOf(eventIds);
-        const before = types === undefined ? undefined : earlier.find((entry) => entry.types === types && entry.attempt < attempt);
-        if (found === undefined && before !== undefined && eventIds.every((eventId) => !earlierIds.has(eventId))) {
-          found = { command, firstAttempt: before.attempt, againAttempt: attempt, kept: before.first, repeat: eventIds[0]! };
+    for (const { attempt, requests: sent } of attempts) {
+      // a step the attempt re-ran, anywhere in it: it re-sent an event a commit of an earlier attempt wrote
+      for (const request of sent) for (const commit of commits) if (commit.request.eventIds.some((eventId) => request.eventIds.includes(eventId))) commit.rerunBy.add(attempt);
+      const ownCommits: Commit[] = [];
+      for (const request of sent) {
+        // a step of this attempt re-sent: the events of its earlier commit in this attempt
+        for (const commit of ownCommits) if (commit.request !== request && commit.request.eventIds.some((eventId) => request.eventIds.includes(eventId))) commit.rerunBy.add(attempt);
+        if (!request.applied) continue;
+        const types = typesOf(request.eventIds);
+        const content = contentOf(request.eventIds);
+        const fresh = request.eventIds.every((eventId) => !committedIds.has(eventId));
+        if (found === undefined && fresh && types !== undefined) {
+          const before = commits.find((commit) => !commit.repeated && commit.types === types && !commit.rerunBy.has(attempt)) ?? ownCommits.find((commit) => !commit.repeated && unseen(commit.request) && commit.content !== undefined && commit.content === content && !commit.rerunBy.has(attempt));
+          if (before !== undefined) {
+            before.repeated = true;
+            found = { command, firstAttempt: before.attempt, againAttempt: attempt, kept: before.request.eventIds[0]!, repeat: request.eventIds[0]!, keptRequest: before.request, repeatRequest: request };
+          }
         }
+        ownCommits.push({ attempt, request, types, content, rerunBy: new Set(), repeated: false });
+        for (const eventId of request.eventIds) committedIds.add(eventId);
       }
-      for (const eventIds of written) {
-        const types = typesOf(eventIds);
-        if (types !== undefined && eventIds.length > 0) earlier.push({ attempt, types, first: eventIds[0]! });
-        for (const eventId of eventIds) earlierIds.add(eventId);
-      }
+      commits.push(...ownCommits);
     }
     if (found !== undefined) repeats.push(found);
   }
   return repeats;
+}
+
+/** Whether the invocation did not see the request applied: its reply lost, or its process crashed after it. */
+function unseen(request: OutboxRequest): boolean {
+  return request.fault === 'lose-response' || request.fault === 'crash-after';
+}
+
+/** An event's type and data, with its own id and subject left out (a retry that draws them anew keeps the rest). */
+function contentOfEvent(event: SimulatedEvent | undefined): string | undefined {
+  if (event === undefined) return undefined;
+  const data = JSON.stringify(event.data ?? null, (_key, value: unknown) => (value === event.id ? '<id>' : event.subject !== undefined && value === event.subject ? '<subject>' : value));
+  return `${event.type}|${data}`;
 }

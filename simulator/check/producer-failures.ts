@@ -1,7 +1,7 @@
 /**
  * Every producer command must succeed within its attempts: a command that failed every one was refused for good, so
  * the events it was meant to commit are missing, and the flow's delivery checks cannot see that (they only follow what
- * did commit). One violation per kind of reason (the error name), naming the commands and one reason in full.
+ * did commit). One violation per kind of reason (the error name), naming the commands (numbered from 1 in the scenario's order) and one reason in full.
  */
 import type { ProducerFigures } from '../observation/run-facts';
 import type { Violation } from './invariants';
@@ -40,7 +40,7 @@ export function checkProducerFailures(figures: ProducerFigures, attempts: number
     byKind.set(key, entry);
   }
   return [...byKind.values()].map(({ producer, indexes, example, hint }) => {
-    const listed = [...indexes].sort((a, b) => a - b).slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
+    const listed = [...indexes].sort((a, b) => a - b).slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index + 1}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
     const total = producer === undefined ? figures.total : (figures.byProducer?.find((entry) => entry.producer === producer)?.total ?? figures.total);
     return {
       kind: 'producer-failed' as const,

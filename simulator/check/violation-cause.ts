@@ -93,6 +93,20 @@ export interface CallReference {
   readonly when: 'before-claim' | 'after-lease';
 }
 
+/**
+ * A command of a producer the run drove, committed twice: its number among the scenario's commands (counted from 1, in
+ * the order the scenario lists them), and the attempt that committed it first and the one that committed it again (the
+ * same attempt when the producer retried its own write inside the invocation).
+ */
+export interface CommandReference {
+  /** The command's number, counted from 1 in the scenario's order. */
+  readonly number: number;
+  /** The attempt (counted from 1) whose commit is kept. */
+  readonly committedAt: number;
+  /** The attempt that committed it again. */
+  readonly committedAgainAt: number;
+}
+
 /** A setting of the app the cause lies in: its name, the value the run used, and what the run showed of the value it needs. */
 export interface SettingReference {
   readonly name: string;
@@ -126,6 +140,8 @@ export interface ViolationCause {
   readonly requests: readonly RequestReference[];
   /** The HTTP calls outside the simulator that show it (a call made outside the lease or a step). @default none */
   readonly calls?: readonly CallReference[];
+  /** The producer's command it lies in, for a producer's cause. @default none */
+  readonly command?: CommandReference;
   /** The setting it lies in. @default none */
   readonly setting?: SettingReference;
   /** The change to make, in a sentence. */

@@ -6,7 +6,7 @@ import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { committedInboxEvents } from './inbox-commits';
-import { writtenOutboxEvents } from './outbox-writes';
+import { writtenOutboxEvents, writtenTables, type OutboxRequest } from './outbox-writes';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 
@@ -110,10 +110,12 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly outboxWritesByInvocation = new Map<ResourceKey, Map<string, string[]>>();
   /**
-   * The same, one entry per applied request (a transaction): per function and invocation key, the events each applied
-   * request wrote, in the order they were applied.
+   * Every request of an invocation that put outbox events, applied or refused by DynamoDB (a condition that failed:
+   * the event was there already), in the order they were answered: per function and invocation key. A producer's retry
+   * that re-sends an event an earlier attempt committed shows that it derives the id and re-ran that step
+   * (check/committed-twice.ts).
    */
-  public readonly outboxTransactionsByInvocation = new Map<ResourceKey, Map<string, string[][]>>();
+  public readonly outboxRequestsByInvocation = new Map<ResourceKey, Map<string, OutboxRequest[]>>();
   /**
    * Per function: the longest lease its applied requests wrote on a processing record (the lease's expiry less the
    * run's clock when DynamoDB applied it), in whole seconds: the lease the runtime used, however it was configured.
@@ -295,6 +297,19 @@ export class RunLedger implements SimulationObserver {
   }
 
   /**
+   * Books a request of a producer's (or any function's) invocation that put outbox events and that DynamoDB answered,
+   * applied or not, with the fault injected on it (`lose-response`, `crash-after`: the invocation did not see it
+   * applied): see {@link outboxRequestsByInvocation}.
+   */
+  public recordOutboxRequest(functionKey: ResourceKey, invocationKey: string, request: { readonly operation: string; readonly body: Buffer }, applied: boolean, fault?: string): void {
+    const eventIds = writtenOutboxEvents(request.operation, request.body);
+    if (eventIds.length === 0) return;
+    const requests = getOrCreate(this.outboxRequestsByInvocation, functionKey, () => new Map<string, OutboxRequest[]>());
+    const entry: OutboxRequest = { operation: request.operation, tables: writtenTables(request.operation, request.body), eventIds, applied, ...(fault === undefined || fault === 'none' ? {} : { fault }) };
+    requests.set(invocationKey, [...(requests.get(invocationKey) ?? []), entry]);
+  }
+
+  /**
    * Books a request of a function's invocation that DynamoDB applied (its reply lost or the process crashed after it
    * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}),
    * and the outbox events it wrote (see {@link outboxWrites}), by its invocation when `invocationKey` is given (see
@@ -314,8 +329,6 @@ export class RunLedger implements SimulationObserver {
       if (invocationKey !== undefined) {
         const byInvocation = getOrCreate(this.outboxWritesByInvocation, functionKey, () => new Map<string, string[]>());
         byInvocation.set(invocationKey, [...(byInvocation.get(invocationKey) ?? []), ...written]);
-        const transactions = getOrCreate(this.outboxTransactionsByInvocation, functionKey, () => new Map<string, string[][]>());
-        transactions.set(invocationKey, [...(transactions.get(invocationKey) ?? []), [...written]]);
       }
     }
     const eventIds = committedInboxEvents(request.operation, request.body);

@@ -38,3 +38,38 @@ export function writtenOutboxEvents(operation: string, body: Buffer): string[] {
     return typeof eventId === 'string' ? [eventId] : [];
   });
 }
+
+/** The tables a `PutItem`, `UpdateItem`, `DeleteItem`, `TransactWriteItems` or `BatchWriteItem` request writes, in request order, once each. */
+export function writtenTables(operation: string, body: Buffer): string[] {
+  let request: { TableName?: unknown; TransactItems?: unknown; RequestItems?: unknown };
+  try {
+    request = JSON.parse(body.toString('utf8')) as typeof request;
+  } catch {
+    return [];
+  }
+  if (typeof request !== 'object' || request === null) return [];
+  const names: unknown[] = [];
+  if (operation === 'TransactWriteItems' && Array.isArray(request.TransactItems)) {
+    for (const action of request.TransactItems as Record<string, { TableName?: unknown } | undefined>[]) {
+      for (const part of Object.values(action ?? {})) names.push(part?.TableName);
+    }
+  } else if (operation === 'BatchWriteItem' && typeof request.RequestItems === 'object' && request.RequestItems !== null) {
+    names.push(...Object.keys(request.RequestItems));
+  } else {
+    names.push(request.TableName);
+  }
+  return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
+}
+
+/** A request of an invocation that put outbox events, as the ledger books it (observation/ledger.ts). */
+export interface OutboxRequest {
+  readonly operation: string;
+  /** The tables it writes. */
+  readonly tables: readonly string[];
+  /** The outbox events it puts, in request order. */
+  readonly eventIds: readonly string[];
+  /** Whether DynamoDB applied it (false: refused, e.g. its condition failed because the event was there already). */
+  readonly applied: boolean;
+  /** The fault the simulator injected on it: `lose-response` or `crash-after` (applied, unseen by the invocation). @default none */
+  readonly fault?: string;
+}

@@ -72,6 +72,7 @@ export interface ProducerFigures {
 
 /** A command that failed every attempt. */
 export interface ProducerFailure {
+  /** The command's index in the scenario's commands, from 0 (the report's text numbers it from 1: `#1` is index 0). */
   readonly index: number;
   /** The last attempt's reason. */
   readonly reason: string;

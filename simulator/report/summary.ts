@@ -276,7 +276,7 @@ export function formatSummary(result: SimulationResult): string {
     `seed ${result.seed} · ${result.rounds} rounds · ${result.realSeconds} s real, ${result.simulatedSeconds} s simulated · ${result.totalFaults} faults injected`,
     `producer: ${producer.succeeded}/${producer.total} succeeded, ${producer.retried} retried, ${producer.failed.length} failed` +
       (producer.failed.length
-        ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index}: ${truncate(failure.reason)}`).join('; ')}` +
+        ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index + 1}: ${truncate(failure.reason)}`).join('; ')}` +
           '; a command that failed may still have committed before the failure was seen, e.g. a crash or lost response after the commit; the relay check counts what committed)'
         : '') +
       (producer.byProducer === undefined

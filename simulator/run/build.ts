@@ -105,6 +105,8 @@ export async function buildRun(
   const ledger = new RunLedger();
   /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
   const writesUnseen = new Set<string>();
+  // the fault decided for each request, read when DynamoDB's answer to it is heard
+  const faultOfRequest = new WeakMap<object, string>();
   if (options.logFile !== undefined) {
     const logFile = path.resolve(options.cwd, options.logFile);
     mkdirSync(path.dirname(logFile), { recursive: true });
@@ -157,6 +159,7 @@ export async function buildRun(
       if (plan.stopped) return fault;
       // the write is applied and the function does not see it: a retry meets its own write
       if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
+      faultOfRequest.set(request, fault);
       return fault;
     },
     // the calls outside the simulator, ordered against the invocation's DynamoDB requests: a lease effect made outside its lease
@@ -165,6 +168,8 @@ export async function buildRun(
       attribution.onAnswered(functionKey, invocationKey, request, answer.applied);
       // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)
       if (answer.applied) ledger.recordApplied(functionKey, request, invocationKey, clock.now());
+      // a producer's retry that re-sends an event an earlier attempt committed re-ran that step (check/committed-twice.ts)
+      ledger.recordOutboxRequest(functionKey, invocationKey, request, answer.applied, faultOfRequest.get(request));
     },
     // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
     scheduler,

@@ -208,7 +208,7 @@ export async function readRunFacts(
       figures: producerFigures,
       attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1,
       probes: producerProbes,
-      committedTwice: drivenProducers.flatMap(({ name, functionKey }) => checkCommittedTwice(name, built.ledger.outboxTransactionsByInvocation.get(functionKey) ?? new Map(), committed.eventsById)),
+      committedTwice: drivenProducers.flatMap(({ name, functionKey }) => checkCommittedTwice(name, built.ledger.outboxRequestsByInvocation.get(functionKey) ?? new Map(), committed.eventsById)),
     },
     sends,
     subscribers,

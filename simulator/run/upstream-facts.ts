@@ -33,7 +33,7 @@ export function upstreamFacts(
   // and a later attempt's transaction that repeats an earlier attempt's under new ids, whatever its subject (../check/committed-twice.ts)
   const attempted = drivenProducers.flatMap(({ name, functionKey }) => [
     ...repeatedByAttempts(name, built.ledger.outboxWritesByInvocation.get(functionKey) ?? new Map(), eventsById),
-    ...checkCommittedTwice(name, built.ledger.outboxTransactionsByInvocation.get(functionKey) ?? new Map(), eventsById).flatMap((finding) => finding.causes ?? []),
+    ...checkCommittedTwice(name, built.ledger.outboxRequestsByInvocation.get(functionKey) ?? new Map(), eventsById).flatMap((finding) => finding.causes ?? []),
   ]);
   const pairOf = (cause: ViolationCause): string => [...cause.eventIds].sort().join('|');
   const seenPairs = new Set(probed.map(pairOf));

@@ -28,7 +28,7 @@ export function formatVerifyReport(result: VerifyResult): string {
   const out = [
     `verify run ${result.runId} (seed ${result.seed}) against ${result.stacks.join(', ')}`,
     `producer: ${producer.succeeded}/${producer.total} command(s) succeeded, ${producer.retried} retried, ${producer.failed.length} failed; ${result.committedEvents} event(s) of the run committed`,
-    ...producer.failed.slice(0, 5).map((failure) => `  command ${failure.index}${failure.producer === undefined ? '' : ` of ${failure.producer}`}: ${failure.reason}`),
+    ...producer.failed.slice(0, 5).map((failure) => `  command #${failure.index + 1}${failure.producer === undefined ? '' : ` of ${failure.producer}`}: ${failure.reason}`),
     'subscribers:',
     ...result.subscribers.map(
       (row) => `  ${row.name}: ${row.events} event(s) taken, ${row.deadLettered} dead-lettered${row.effectsApplied === undefined ? ', effects not counted' : `, ${row.effectsApplied} effect(s) applied`}`,

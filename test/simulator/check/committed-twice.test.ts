@@ -1,44 +1,111 @@
-/** A producer the run drove commits each command once: a later attempt that commits an earlier attempt's transaction again under new ids is named. */
+/** A producer the run drove commits each command once: a retry that commits again what a commit of the command had committed, under new ids, is named. */
 import { describe, expect, test } from 'vitest';
 import { checkCommittedTwice } from '../../../simulator/check/committed-twice';
 import { fixFor } from '../../../simulator/check/violation-cause';
+import type { OutboxRequest } from '../../../simulator/observation/outbox-writes';
 import type { SimulatedEvent } from '../../../simulator/observation/run-facts';
 
-const event = (id: string, type: string, subject: string): [string, SimulatedEvent] => [id, { id, type, subject, data: {} }];
+const event = (id: string, type: string, subject: string, data: Record<string, unknown> = {}): [string, SimulatedEvent] => [id, { id, type, subject, data }];
 const events = new Map([
   event('a-1', 'OrderPlaced', 'ord-x'),
   event('a-2', 'OrderPlaced', 'ord-y'),
   event('p-1', 'PaymentRequested', 'ord-x'),
   event('s-1', 'OrderShipped', 'order-1'),
   event('b-1', 'OrderPlaced', 'order-2'),
+  // a command that reserves its lines, one transaction each, ids from the command
+  event('reserved-order-2-a', 'LineReserved', 'order-2', { line: 'order-2-a' }),
+  event('reserved-order-2-b', 'LineReserved', 'order-2', { line: 'order-2-b' }),
+  event('reserved-order-2-c', 'LineReserved', 'order-2', { line: 'order-2-c' }),
+  // a loop that retries its own write with a new order id: the same content under new ids
+  event('r-1', 'OrderPlaced', 'ord-1', { orderId: 'ord-1', totalCents: 100 }),
+  event('r-2', 'OrderPlaced', 'ord-2', { orderId: 'ord-2', totalCents: 100 }),
 ]);
+const applied = (eventIds: string[], fault?: string): OutboxRequest => ({ operation: 'TransactWriteItems', tables: ['Orders', 'Outbox'], eventIds, applied: true, ...(fault === undefined ? {} : { fault }) });
+const refused = (eventIds: string[]): OutboxRequest => ({ operation: 'TransactWriteItems', tables: ['Orders', 'Outbox'], eventIds, applied: false });
 
 describe('checkCommittedTwice', () => {
-  test('a later attempt commits the command again under a new id and a new subject: one violation naming the producer, the command, the attempts and the fix', () => {
-    const transactions = new Map([
-      ['producer|3|1', [['a-1']]],
-      ['producer|3|2', [['a-2']]],
-      ['producer|4|1', [['b-1']]],
+  test('a later attempt commits the command again under a new id and a new subject: one violation naming the producer, the command (from 1), the attempts, the requests and the fix', () => {
+    const requests = new Map([
+      ['producer|3|1', [applied(['a-1'], 'lose-response')]],
+      ['producer|3|2', [applied(['a-2'])]],
+      ['producer|4|1', [applied(['b-1'])]],
     ]);
-    const [finding, ...rest] = checkCommittedTwice('Shop/PlaceOrder', transactions, events);
+    const [finding, ...rest] = checkCommittedTwice('Shop/PlaceOrder', requests, events);
     expect(rest).toEqual([]);
-    expect(finding).toMatchObject({ kind: 'command-committed-twice', causes: [{ kind: 'event-id-per-attempt', producer: 'Shop/PlaceOrder', eventIds: ['a-1', 'a-2'], fix: fixFor('event-id-per-attempt') }] });
+    expect(finding).toMatchObject({
+      kind: 'command-committed-twice',
+      causes: [
+        {
+          kind: 'event-id-per-attempt',
+          producer: 'Shop/PlaceOrder',
+          eventIds: ['a-1', 'a-2'],
+          command: { number: 4, committedAt: 1, committedAgainAt: 2 },
+          requests: [
+            { operation: 'TransactWriteItems', tables: ['Orders', 'Outbox'], count: 1, fault: 'lose-response' },
+            { operation: 'TransactWriteItems', tables: ['Orders', 'Outbox'], count: 1 },
+          ],
+          fix: fixFor('event-id-per-attempt'),
+        },
+      ],
+    });
     expect(finding!.detail).toBe(
-      'the producer Shop/PlaceOrder committed command #3 again at attempt 2 after attempt 1 had committed it: event a-2 (OrderPlaced of ord-y) repeats a-1. ' +
+      'the producer Shop/PlaceOrder committed command #4 again at attempt 2 after attempt 1 had committed it: event a-2 (OrderPlaced of ord-y) repeats a-1. ' +
         'Its retry after a commit whose reply was lost (or after a crash that followed the commit) drew new ids, so the command committed a second time: ' +
         fixFor('event-id-per-attempt'),
     );
   });
 
   test('a correct producer: a retry that commits the same ids, or nothing; a command split over two transactions whose retry commits the second; invocations that are no attempt', () => {
-    const transactions = new Map([
-      ['producer|0|1', [['a-1']]],
-      ['producer|0|2', [['a-1']]],
-      ['producer|1|1', [['p-1']]],
-      ['producer|1|2', [['s-1']]],
-      ['Mapping|m-1|1', [['a-2']]],
-      ['producer|2|1', [['b-1']]],
+    const requests = new Map([
+      ['producer|0|1', [applied(['a-1'])]],
+      ['producer|0|2', [applied(['a-1'])]],
+      ['producer|1|1', [applied(['p-1'])]],
+      ['producer|1|2', [applied(['s-1'])]],
+      ['Mapping|m-1|1', [applied(['a-2'])]],
+      ['producer|2|1', [applied(['b-1'])]],
     ]);
-    expect(checkCommittedTwice('Shop/PlaceOrder', transactions, events)).toEqual([]);
+    expect(checkCommittedTwice('Shop/PlaceOrder', requests, events)).toEqual([]);
+  });
+
+  test('a command whose lines are transactions of one event type, ids from the command: the retry is refused for the line the crashed attempt committed and commits the lines it stopped before: not named', () => {
+    const requests = new Map([
+      ['producer|1|1', [applied(['reserved-order-2-a'], 'crash-after')]],
+      ['producer|1|2', [refused(['reserved-order-2-a']), applied(['reserved-order-2-b']), applied(['reserved-order-2-c'])]],
+    ]);
+    expect(checkCommittedTwice('Shop/ReserveLines', requests, events)).toEqual([]);
+  });
+
+  test('the same lines, re-run in any order inside the retry (the refusal after the next line\'s commit): not named', () => {
+    const requests = new Map([
+      ['producer|1|1', [applied(['reserved-order-2-a'], 'crash-after')]],
+      ['producer|1|2', [applied(['reserved-order-2-b']), refused(['reserved-order-2-a']), applied(['reserved-order-2-c'])]],
+    ]);
+    expect(checkCommittedTwice('Shop/ReserveLines', requests, events)).toEqual([]);
+  });
+
+  test('lines of one type whose retry re-runs the first line but draws a new id for the second it had committed: named, the second line', () => {
+    const requests = new Map([
+      ['producer|1|1', [applied(['reserved-order-2-a']), applied(['reserved-order-2-b'], 'crash-after')]],
+      ['producer|1|2', [refused(['reserved-order-2-a']), applied(['reserved-order-2-c'])]],
+    ]);
+    const [finding] = checkCommittedTwice('Shop/ReserveLines', requests, events);
+    expect(finding?.causes).toMatchObject([{ eventIds: ['reserved-order-2-b', 'reserved-order-2-c'], command: { number: 2, committedAt: 1, committedAgainAt: 2 } }]);
+  });
+
+  test('inside one attempt: a write whose reply was lost, retried by the producer with new ids and the same content: named "within attempt"', () => {
+    const requests = new Map([['producer|0|1', [applied(['r-1'], 'lose-response'), applied(['r-2'])]]]);
+    const [finding] = checkCommittedTwice('Shop/PlaceOrder', requests, events);
+    expect(finding?.causes).toMatchObject([{ eventIds: ['r-1', 'r-2'], command: { number: 1, committedAt: 1, committedAgainAt: 1 } }]);
+    expect(finding?.detail).toContain('committed command #1 again within attempt 1, after a write of that attempt whose reply was lost had committed it: event r-2 (OrderPlaced of ord-2) repeats r-1');
+  });
+
+  test('inside one attempt, not named: a batch\'s lines of one type (the first line\'s reply lost, retried with its own id, then the next line), a reply seen, and a retry that re-sends the lost write', () => {
+    const requests = new Map([
+      ['producer|0|1', [applied(['reserved-order-2-a'], 'lose-response'), refused(['reserved-order-2-a']), applied(['reserved-order-2-b'])]],
+      ['producer|1|1', [applied(['reserved-order-2-a'], 'lose-response'), applied(['reserved-order-2-b']), applied(['reserved-order-2-c'])]],
+      ['producer|2|1', [applied(['r-1']), applied(['r-2'])]],
+      ['producer|3|1', [applied(['r-1'], 'lose-response'), refused(['r-1']), applied(['r-2'])]],
+    ]);
+    expect(checkCommittedTwice('Shop/PlaceOrder', requests, events)).toEqual([]);
   });
 });

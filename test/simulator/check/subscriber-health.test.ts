@@ -163,8 +163,8 @@ describe('producer-failed', () => {
     };
 
     expect(checkProducerFailures(figures, 3)).toEqual([
-      { kind: 'producer-failed', detail: '2 of 4 producer command(s) failed all 3 attempt(s) (#0, #2): the invocation threw Error: order-1 refused' },
-      { kind: 'producer-failed', detail: '1 of 4 producer command(s) failed all 3 attempt(s) (#3): the invocation timed out after 3 s' },
+      { kind: 'producer-failed', detail: '2 of 4 producer command(s) failed all 3 attempt(s) (#1, #3): the invocation threw Error: order-1 refused' },
+      { kind: 'producer-failed', detail: '1 of 4 producer command(s) failed all 3 attempt(s) (#4): the invocation timed out after 3 s' },
     ]);
   });
 
@@ -177,7 +177,7 @@ describe('producer-failed', () => {
 
     const [violation] = checkProducerFailures(figures, 3);
 
-    expect(violation).toEqual({ kind: 'producer-failed', detail: expect.stringContaining(`1 of 2 producer command(s) failed all 3 attempt(s) (#1): ${reason}`) });
+    expect(violation).toEqual({ kind: 'producer-failed', detail: expect.stringContaining(`1 of 2 producer command(s) failed all 3 attempt(s) (#2): ${reason}`) });
     expect(violation!.detail).toContain(
       'why: a write of an earlier attempt was applied, but the producer did not see it (a lost response, or a crash after the write), and the retry was refused by the conditions that write now fails (ConditionalCheckFailed)',
     );
@@ -219,8 +219,8 @@ describe('producer-failed', () => {
     };
 
     expect(checkProducerFailures(figures, 3)).toEqual([
-      { kind: 'producer-failed', detail: '1 of 2 App/Payments/Produce command(s) failed all 3 attempt(s) (#1): the invocation threw Error: refused' },
-      { kind: 'producer-failed', detail: '1 of 4 App/Orders/Produce command(s) failed all 3 attempt(s) (#2): the invocation threw Error: refused' },
+      { kind: 'producer-failed', detail: '1 of 2 App/Payments/Produce command(s) failed all 3 attempt(s) (#2): the invocation threw Error: refused' },
+      { kind: 'producer-failed', detail: '1 of 4 App/Orders/Produce command(s) failed all 3 attempt(s) (#3): the invocation threw Error: refused' },
     ]);
   });
 });

@@ -149,7 +149,7 @@ describe('simulate: no false OK', () => {
 
     expect(result.producer).toMatchObject({ total: 2, succeeded: 0 });
     expect(result.violations).toEqual([
-      { kind: 'producer-failed', detail: expect.stringMatching(/^2 of 2 producer command\(s\) failed all 3 attempt\(s\) \(#0, #1\): the invocation returned a failed response: \{"statusCode":409,/) },
+      { kind: 'producer-failed', detail: expect.stringMatching(/^2 of 2 producer command\(s\) failed all 3 attempt\(s\) \(#1, #2\): the invocation returned a failed response: \{"statusCode":409,/) },
     ]);
   });
 
@@ -158,7 +158,7 @@ describe('simulate: no false OK', () => {
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['FailingProducer'], scenario, count: 3, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
 
     expect(result.violations).toEqual([
-      { kind: 'producer-failed', detail: '3 of 3 producer command(s) failed all 3 attempt(s) (#0, #1, #2): ' + `the invocation threw Error: the order service is down; order order-${result.producer.failed[0]!.index + 1} was not placed` },
+      { kind: 'producer-failed', detail: '3 of 3 producer command(s) failed all 3 attempt(s) (#1, #2, #3): ' + `the invocation threw Error: the order service is down; order order-${result.producer.failed[0]!.index + 1} was not placed` },
     ]);
   });
 });
