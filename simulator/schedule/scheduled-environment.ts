@@ -84,6 +84,8 @@ export class ScheduledEnvironment implements RequestScheduling {
   private stallTimer: NodeJS.Timeout | undefined;
   /** Armed while the worker waits on nothing but calls outside the simulation (see outside-call-wait.ts). */
   private outsideTimer: NodeJS.Timeout | undefined;
+  /** The worker's calls (started/finished) when the outside-call wait began: a call answered, or another started, begins it again. */
+  private outsideWaitFor = '';
   /** Its outside calls did not answer within the wait: its timers go on while they are open. */
   private outsideWaitOver = false;
   /** What the scheduler made this environment do so far: its steps, a time-out when stuck, an invocation taking it. */
@@ -378,7 +380,8 @@ export class ScheduledEnvironment implements RequestScheduling {
 
   /**
    * While the worker waits on nothing but calls outside the simulation, a real-time wait of the host's
-   * `outsideCallWaitMs` runs; when it expires with the calls still open, its timers go on (see outside-call-wait.ts).
+   * `outsideCallWaitMs` runs, from its last report (each call that answers, each new one, begins it again); when it
+   * expires with the calls still open, its timers go on (see outside-call-wait.ts).
    */
   private watchOutsideCalls(): void {
     const waiting = this.running && this.outsideCallsOnly() > 0;
@@ -387,9 +390,13 @@ export class ScheduledEnvironment implements RequestScheduling {
       this.outsideTimer = undefined;
       return;
     }
-    if (this.outsideTimer !== undefined) return;
+    const calls = this.outsideCallsKey();
+    if (this.outsideTimer !== undefined && this.outsideWaitFor === calls) return;
+    if (this.outsideTimer !== undefined) clearTimeout(this.outsideTimer);
+    this.outsideWaitFor = calls;
     this.outsideTimer = setTimeout(() => {
       this.outsideTimer = undefined;
+      if (this.outsideWaitFor !== this.outsideCallsKey()) return this.scheduler.poke();
       const outstanding = this.running ? this.outsideCallsOnly() : 0;
       if (outstanding === 0 || this.outsideWaitOver) return;
       this.outsideWaitOver = true;
@@ -398,6 +405,11 @@ export class ScheduledEnvironment implements RequestScheduling {
       this.scheduler.poke();
     }, this.scheduler.outsideCallWaitMs);
     this.outsideTimer.unref?.();
+  }
+
+  /** The worker's calls started and finished, as its last report says. */
+  private outsideCallsKey(): string {
+    return this.report === undefined ? '' : `${this.report.started}/${this.report.finished}`;
   }
 
   /** How many calls outside the simulation the worker waits on when it waits on nothing else (0 otherwise). */

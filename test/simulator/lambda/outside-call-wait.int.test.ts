@@ -15,6 +15,8 @@ import { assetDirectory, functionModel, runner } from './handler-kit';
 const START = Date.parse('2026-11-29T00:00:00Z');
 /** The scheduler's real-time wait for outside calls in these tests (the run's is 30 s). */
 const WAIT_MS = 1_000;
+/** A slow outside answer: each within the wait, two of them longer than it. */
+const SLOW_MS = 700;
 
 const HANDLER = `
 exports.handler = async (event) => {
@@ -22,6 +24,11 @@ exports.handler = async (event) => {
   let outcome;
   if (event.probe === 'fetchAbort') {
     outcome = await fetch(event.url, { signal: AbortSignal.timeout(1000) }).then((response) => 'answered ' + response.status, (error) => error.name);
+  }
+  if (event.probe === 'twoSlowCalls') {
+    const answers = [];
+    for (const call of [1, 2]) answers.push(await fetch(event.url).then((response) => response.text()));
+    outcome = answers.join(' ');
   }
   if (event.probe === 'fetchNoTimer') outcome = await fetch(event.url).then((response) => 'answered ' + response.status, (error) => error.name);
   return { outcome, virtualMs: Math.round(performance.now() - started) };
@@ -31,7 +38,10 @@ exports.handler = async (event) => {
 const asset = assetDirectory({ 'index.js': HANDLER });
 // a server that takes each request and never answers (its sockets are closed when the tests end)
 const sockets = new Set<Socket>();
-const hung = http.createServer(() => undefined);
+const hung = http.createServer((request, response) => {
+  // /slow-answer answers after SLOW_MS of real time; every other path never answers
+  if (request.url === '/slow-answer') setTimeout(() => response.end('late'), SLOW_MS);
+});
 hung.on('connection', (socket) => {
   sockets.add(socket);
   socket.on('close', () => sockets.delete(socket));
@@ -56,6 +66,18 @@ describe('a call outside the simulation that never answers', () => {
       expect(outcome).toEqual({ kind: 'returned', response: { outcome: 'TimeoutError', virtualMs: 1000 } });
       expect(scheduler.realTimeEventCount()).toBe(1);
       expect(scheduler.realTimeEvents()[0]?.change).toBe(outsideCallChange(1, WAIT_MS, 1));
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('the wait is for each call: two slow calls, each answered within it, are waited for, and the run stays replayable', { timeout: 120_000 }, async () => {
+    const scheduler = new SeededScheduler('slow', WAIT_MS);
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler, clock: VirtualClock.frozen(START) });
+    try {
+      const outcome = await run.invoke({ probe: 'twoSlowCalls', url: url.replace('/slow', '/slow-answer') }, 'slow');
+      expect(outcome).toEqual({ kind: 'returned', response: { outcome: 'late late', virtualMs: 0 } });
+      expect(scheduler.realTimeEventCount()).toBe(0);
     } finally {
       await run.stop();
     }
