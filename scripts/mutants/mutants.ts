@@ -2309,4 +2309,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    return branches.every((branch) =>",
     tests: ['test/simulator/check/subscriber-consumes.test.ts'],
   },
+  {
+    id: 'worker-tmp-not-redirected',
+    breaks: "simulate (R16-2): a handler's literal /tmp path reaches the machine's /tmp, shared by every execution environment and kept between runs, so a file one environment or run left changes what the next does and a seed does not replay",
+    file: 'simulator/lambda/worker-tmp.ts',
+    find: "    if (text !== '/tmp' && !text.startsWith('/tmp/')) return undefined;",
+    replace: "    if (text !== '/tmp' || !text.startsWith('/tmp/')) return undefined;",
+    tests: ['test/simulator/lambda/environment-tmp.int.test.ts'],
+  },
+  {
+    id: 'worker-tmp-kept-after-environment',
+    breaks: "simulate (R16-2): an execution environment's temporary directory is left behind when it ends, so every run leaves files on the machine (on AWS the environment's /tmp goes with it)",
+    file: 'simulator/lambda/execution-environment.ts',
+    find: '        rmSync(this.tmpDirectory, { recursive: true, force: true });',
+    replace: '        void rmSync;',
+    tests: ['test/simulator/lambda/environment-tmp.int.test.ts'],
+  },
 ];

@@ -43,6 +43,8 @@ export interface EnvironmentVariablesInput {
   readonly applicationLogLevel?: string;
   /** `AWS_ACCESS_KEY_ID`, which names the function to the simulator's endpoints. @default {@link SHARED_ACCESS_KEY_ID} */
   readonly accessKeyId?: string;
+  /** `TMPDIR` (what `os.tmpdir()` returns): the environment's own temporary directory. @default not set */
+  readonly tmpDirectory?: string;
 }
 
 /** The dummy access key id of an environment given none. */
@@ -77,6 +79,7 @@ export function lambdaEnvironmentVariables(input: EnvironmentVariablesInput): Re
     _HANDLER: input.handler,
     TZ: ':UTC',
     LANG: 'en_US.UTF-8',
+    ...(input.tmpDirectory === undefined ? {} : { TMPDIR: input.tmpDirectory }),
     AWS_ACCESS_KEY_ID: input.accessKeyId ?? SHARED_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY: 'simulator-secret-access-key',
     AWS_SESSION_TOKEN: 'simulator-session-token',

@@ -4,6 +4,9 @@
  * invocation crashes, times out, or kills the runtime (uncaught exception, unhandled rejection, exit); then it is
  * disposed and the runner starts a new one for the next invocation (a cold start).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { VirtualClock } from '../aws/clock';
@@ -102,6 +105,8 @@ export class ExecutionEnvironment {
   private current: RunningInvocation | undefined;
   private invocationCount = 0;
   private disposal: Promise<void> | undefined;
+  /** The environment's own `/tmp` (its `TMPDIR`), empty at its start and removed when it is disposed, as on AWS. */
+  private readonly tmpDirectory: string;
 
   private constructor(
     private readonly options: ExecutionEnvironmentOptions,
@@ -111,8 +116,10 @@ export class ExecutionEnvironment {
     this.initialized = new Promise<InitResult>((resolve) => {
       this.resolveInit = resolve;
     });
+    this.tmpDirectory = mkdtempSync(join(tmpdir(), 'ief-lambda-tmp-'));
     const workerData: WorkerData = {
       clockBuffer: options.clock.buffer,
+      tmpDirectory: this.tmpDirectory,
       taskRoot: options.fn.assetDirectory,
       handler: options.fn.handler,
       ...(options.scheduling === undefined ? {} : { replay: { seed: options.scheduling.seed, pid: options.scheduling.pid } }),
@@ -140,6 +147,7 @@ export class ExecutionEnvironment {
         blockedEndpoint: options.blockedEndpoint,
         ...(options.fn.applicationLogLevel === undefined ? {} : { applicationLogLevel: options.fn.applicationLogLevel }),
         ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),
+        tmpDirectory: this.tmpDirectory,
       }),
     });
     createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => this.deliver(() => options.onOutput(line, 'stdout')));
@@ -267,7 +275,10 @@ export class ExecutionEnvironment {
     else scheduled.deliver(delivery);
   }
 
-  /** Terminates the worker and stops the proxy; an invocation still running ends as `Runtime.ExitError`. */
+  /**
+   * Terminates the worker, stops the proxy and removes the environment's `/tmp`; an invocation still running ends as
+   * `Runtime.ExitError`.
+   */
   public dispose(): Promise<void> {
     if (this.disposal === undefined) {
       this.disposal = (async () => {
@@ -275,6 +286,7 @@ export class ExecutionEnvironment {
         this.options.scheduling?.environment.disposed();
         await this.worker.terminate();
         await this.proxy.stop();
+        rmSync(this.tmpDirectory, { recursive: true, force: true });
       })();
       this.current?.finish({ kind: 'threw', errorName: 'Runtime.ExitError', errorMessage: 'the execution environment was disposed during the invocation' }, false);
     }

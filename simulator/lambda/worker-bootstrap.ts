@@ -1,4 +1,5 @@
 import { REQUEST_SEQUENCE_HEADER } from './worker-protocol';
+import { WORKER_TMP_SOURCE } from './worker-tmp';
 
 /**
  * The code of a Lambda execution environment's worker thread, as a JavaScript source string: the runner starts it
@@ -6,6 +7,8 @@ import { REQUEST_SEQUENCE_HEADER } from './worker-protocol';
  * from TypeScript sources (tsx, vitest) or from the compiled package (no file to locate next to this one).
  *
  * In order, the worker:
+ * 0. gives the environment its own `/tmp`: a literal `/tmp` path given to node:fs reaches the environment's directory
+ *    (`workerData.tmpDirectory`, its `TMPDIR`; see worker-tmp.ts);
  * 1. replaces the global `Date` so that `Date.now()`, `new Date()` and `Date()` read the simulation's
  *    {@link VirtualClock} (the shared buffer in `workerData.clockBuffer`), or until the first invocation the time an
  *    init ahead of need began at (`workerData.initClockMs`); every other behaviour is the real `Date`'s
@@ -40,6 +43,9 @@ const { createRequire } = require('node:module');
 const requireBuiltin = require;
 // an eval'd worker gets the CommonJS wrapper's names as globals; a Lambda function's ES modules do not see them
 for (const name of ['require', 'module', 'exports', '__filename', '__dirname']) delete globalThis[name];
+
+// 0. the environment's own /tmp (worker-tmp.ts)
+${WORKER_TMP_SOURCE}
 
 // 1. simulated time
 const RealDate = globalThis.Date;
@@ -367,6 +373,30 @@ if (replay !== undefined) {
   hrtime.bigint = like(function bigint() { return nanos(); }, realHrtime.bigint);
   process.hrtime = hrtime;
   process.uptime = like(function uptime() { return monotonicMs() / 1000; }, process.uptime);
+  // the machine's uptime is the environment's (a Lambda environment is a machine of its own, started with it)
+  const os = requireBuiltin('node:os');
+  os.uptime = like(function uptime() { return monotonicMs() / 1000; }, os.uptime);
+  // performance.mark and measure: a mark without a startTime, a measure without an end, are at the virtual now (Node's
+  // own read its real monotonic clock); performance.eventLoopUtilization and nodeTiming stay real (the machine's work)
+  const realMark = performancePrototype.mark;
+  const realMeasure = performancePrototype.measure;
+  Object.defineProperty(performance, 'mark', {
+    value: like(function mark(name, options) {
+      if (options !== undefined && (options === null || typeof options !== 'object')) return realMark.call(this, name, options);
+      return realMark.call(this, name, { ...options, startTime: options === undefined || options.startTime === undefined ? monotonicMs() : options.startTime });
+    }, realMark),
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(performance, 'measure', {
+    value: like(function measure(name, startOrOptions, endMark) {
+      if (startOrOptions !== null && typeof startOrOptions === 'object') {
+        const open = startOrOptions.end === undefined && startOrOptions.duration === undefined;
+        return realMeasure.call(this, name, open ? { ...startOrOptions, end: monotonicMs() } : startOrOptions, endMark);
+      }
+      return realMeasure.call(this, name, startOrOptions, endMark === undefined ? monotonicMs() : endMark);
+    }, realMeasure),
+    writable: true, configurable: true, enumerable: false,
+  });
   const nextTimer = () => {
     let next;
     for (const timer of timers.values()) if (next === undefined || timer.due < next.due || (timer.due === next.due && timer.id < next.id)) next = timer;
@@ -484,9 +514,10 @@ if (replay !== undefined) {
   diagnostics.subscribe('undici:request:error', fetchEnded);
 
   // quiet: no pending work but HTTP replies and virtual timers (requests being connected, written, looked up, files
-  // being read, a child process running are pending work: the scheduler waits for a child as for a call outside the
-  // simulation); checked after every event loop turn that may have followed a wake-up
-  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap', 'ProcessWrap']);
+  // being read or closed (CloseReq: the close that ends fs/promises' writeFile), a child process running are pending
+  // work: the scheduler waits for a child as for a call outside the simulation); checked after every event loop turn
+  // that may have followed a wake-up
+  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'CloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap', 'ProcessWrap']);
   // quiet once QUIET_TURNS event-loop turns in a row found no pending work and no change of the counts or timers: a
   // response's body, the SDK's deserialization and the handler's continuation all run within a few turns
   const QUIET_TURNS = 8;

@@ -20,6 +20,11 @@ export interface WorkerData {
    */
   readonly replay?: { readonly seed: number; readonly pid: number };
   /**
+   * The environment's own temporary directory (its `TMPDIR`): a literal `/tmp` path given to node:fs reaches it (see
+   * worker-tmp.ts). @default `/tmp` is the machine's
+   */
+  readonly tmpDirectory?: string;
+  /**
    * What `Date` reads until the first invocation arrives: the init of an environment initialized ahead of need sees
    * the time it began at. @default the simulation's clock
    */

@@ -4,6 +4,7 @@
  */
 import { holdsItems } from '../aws/transaction-conflicts';
 import type { QuietReport } from '../lambda/worker-protocol';
+import { outsideCallChange } from './outside-call-wait';
 import { WORKER_STALL_LIMIT_MS } from './worker-stall';
 import { reportChange } from './report-change';
 import type { RequestScheduling, ScheduledRequest, StartHold, Step, WorkerControls } from './schedule-types';
@@ -50,6 +51,8 @@ export interface EnvironmentHost {
   withUpstream(answered: Promise<void>): void;
   /** The environment's worker changed while it was given no step: `change` says how (see {@link RealTimeEvent}). */
   realTimeEvent(environment: ScheduledEnvironment, change: string): void;
+  /** How long, in real time, a worker waiting on nothing but calls outside the simulation is waited for (outside-call-wait.ts). */
+  readonly outsideCallWaitMs: number;
 }
 
 /** A ticket's state, read afresh (its state changes while a step awaits). */
@@ -79,6 +82,12 @@ export class ScheduledEnvironment implements RequestScheduling {
   private readonly initRequests: (() => void)[] = [];
   /** Armed while the worker runs without going quiet (see {@link watchStall}). */
   private stallTimer: NodeJS.Timeout | undefined;
+  /** Armed while the worker waits on nothing but calls outside the simulation (see outside-call-wait.ts). */
+  private outsideTimer: NodeJS.Timeout | undefined;
+  /** The worker's calls (started/finished) when the outside-call wait began: a call answered, or another started, begins it again. */
+  private outsideWaitFor = '';
+  /** Its outside calls did not answer within the wait: its timers go on while they are open. */
+  private outsideWaitOver = false;
   /** What the scheduler made this environment do so far: its steps, a time-out when stuck, an invocation taking it. */
   private given = 0;
   /**
@@ -146,6 +155,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** The invocation ended (returned, threw, crashed, timed out). */
   public invocationEnded(): void {
     this.running = false;
+    this.outsideWaitOver = false;
     this.scheduler.poke();
   }
 
@@ -157,6 +167,7 @@ export class ScheduledEnvironment implements RequestScheduling {
    * the worker has no pending work left.
    */
   public quiet(report: QuietReport): void {
+    if (report.started - report.finished - (report.scheduledStarted - report.scheduledFinished) === 0) this.outsideWaitOver = false;
     const settled = this.settled;
     if (settled !== undefined && settled.given === this.given) {
       const change = reportChange(settled.report, report);
@@ -195,6 +206,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   public disposed(): void {
     this.running = false;
     this.unwatchStall();
+    this.watchOutsideCalls();
     this.pendingStart = undefined;
     this.scheduler.forget(this);
     // every request not answered yet: held, forwarded, or between the two (its forward step is under way)
@@ -331,9 +343,13 @@ export class ScheduledEnvironment implements RequestScheduling {
     }
     for (const ticket of this.forwarded) steps.push({ kind: 'replies', run: () => this.reply(ticket), endsHold: ticket.holdsItems });
     const report = this.report;
-    if (report !== undefined && report.timers > 0 && report.started === report.finished) {
+    // calls outside the simulation still open after the wait (outside-call-wait.ts) hold the timers back no more
+    const outsideOver = this.outsideWaitOver && this.outsideCallsOnly() > 0;
+    if (report !== undefined && report.timers > 0 && (report.started === report.finished || outsideOver)) {
       if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.timeOut() });
       else steps.push({ kind: 'timers', run: () => this.fire() });
+    } else if (report !== undefined && outsideOver) {
+      steps.push({ kind: 'timeOuts', run: () => this.timeOut() });
     }
     return steps;
   }
@@ -352,6 +368,7 @@ export class ScheduledEnvironment implements RequestScheduling {
    * problem of the run: no function timeout is real time under the scheduler.
    */
   public watchStall(): void {
+    this.watchOutsideCalls();
     if (!this.blocking) return this.unwatchStall();
     if (this.stallTimer !== undefined) return;
     this.stallTimer = setTimeout(() => {
@@ -359,6 +376,49 @@ export class ScheduledEnvironment implements RequestScheduling {
       if (this.blocking) this.controls?.stalled(WORKER_STALL_LIMIT_MS);
     }, WORKER_STALL_LIMIT_MS);
     this.stallTimer.unref?.();
+  }
+
+  /**
+   * While the worker waits on nothing but calls outside the simulation, a real-time wait of the host's
+   * `outsideCallWaitMs` runs, from its last report (each call that answers, each new one, begins it again); when it
+   * expires with the calls still open, its timers go on (see outside-call-wait.ts).
+   */
+  private watchOutsideCalls(): void {
+    const waiting = this.running && this.outsideCallsOnly() > 0;
+    if (!waiting || this.outsideWaitOver) {
+      if (this.outsideTimer !== undefined) clearTimeout(this.outsideTimer);
+      this.outsideTimer = undefined;
+      return;
+    }
+    const calls = this.outsideCallsKey();
+    if (this.outsideTimer !== undefined && this.outsideWaitFor === calls) return;
+    if (this.outsideTimer !== undefined) clearTimeout(this.outsideTimer);
+    this.outsideWaitFor = calls;
+    this.outsideTimer = setTimeout(() => {
+      this.outsideTimer = undefined;
+      if (this.outsideWaitFor !== this.outsideCallsKey()) return this.scheduler.poke();
+      const outstanding = this.running ? this.outsideCallsOnly() : 0;
+      if (outstanding === 0 || this.outsideWaitOver) return;
+      this.outsideWaitOver = true;
+      this.scheduler.realTimeEvent(this, outsideCallChange(outstanding, this.scheduler.outsideCallWaitMs, this.report?.timers ?? 0));
+      this.settle();
+      this.scheduler.poke();
+    }, this.scheduler.outsideCallWaitMs);
+    this.outsideTimer.unref?.();
+  }
+
+  /** The worker's calls started and finished, as its last report says. */
+  private outsideCallsKey(): string {
+    return this.report === undefined ? '' : `${this.report.started}/${this.report.finished}`;
+  }
+
+  /** How many calls outside the simulation the worker waits on when it waits on nothing else (0 otherwise). */
+  private outsideCallsOnly(): number {
+    const report = this.report;
+    if (report === undefined || report.invocations !== this.invocations) return 0;
+    const otherOutstanding = report.started - report.finished - (report.scheduledStarted - report.scheduledFinished);
+    const scheduledSettled = report.scheduledStarted === this.arrivals && report.scheduledFinished === this.answers && report.timersFired === this.timerFires;
+    return scheduledSettled && report.scheduledStarted === report.scheduledFinished ? otherOutstanding : 0;
   }
 
   private unwatchStall(): void {
@@ -383,7 +443,7 @@ export class ScheduledEnvironment implements RequestScheduling {
     const report = this.report;
     if (report === undefined || report.invocations !== this.invocations) return false;
     const otherOutstanding = report.started - report.finished - (report.scheduledStarted - report.scheduledFinished);
-    return report.scheduledStarted === this.arrivals && report.scheduledFinished === this.answers && report.timersFired === this.timerFires && otherOutstanding === 0;
+    return report.scheduledStarted === this.arrivals && report.scheduledFinished === this.answers && report.timersFired === this.timerFires && (otherOutstanding === 0 || this.outsideWaitOver);
   }
 
   private async forward(ticket: Ticket): Promise<void> {

@@ -21,7 +21,11 @@
  *   environment's step, but no other request is forwarded before its answer;
  * - `reply` to a forwarded request (once DynamoDB has answered): the worker gets its answer and runs until it is quiet;
  * - `fire` the earliest virtual timer of a worker with no request outstanding (an SDK retry's back-off, a handler's
- *   sleep), or `time-out` its invocation when that timer is due after the function's timeout.
+ *   sleep), or `time-out` its invocation when that timer is due after the function's timeout. A worker whose only
+ *   outstanding requests are calls outside the simulation is waited for in real time, up to
+ *   {@link OUTSIDE_CALL_WAIT_MS}; then its timers go on as if the calls had not answered yet (an `AbortSignal.timeout`
+ *   around the call fires), or its invocation times out when it has none, and the run is not replayable
+ *   (simulator/schedule/outside-call-wait.ts).
  *
  * Requests are forwarded one at a time, so DynamoDB Local applies them in the seed's order, and two requests overlap (a
  * read forwarded, another environment's commit forwarded and answered, then the read answered) exactly when the seed
@@ -50,6 +54,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { seededRandom, seedNumber } from './seeded-random';
+import { OUTSIDE_CALL_WAIT_MS } from './outside-call-wait';
 import { compareText, ScheduledEnvironment, type EnvironmentHost } from './scheduled-environment';
 import type { RealTimeEvent, SchedulerFigures, SchedulerTimings, StartHold, StepKind } from './schedule-types';
 
@@ -106,8 +111,15 @@ export class SeededScheduler implements EnvironmentHost {
   /** Unique to this run (not drawn from the seed): see {@link RequestScheduling.tokenNamespace}. */
   public readonly runId = randomUUID();
 
-  /** `seed` is the run's `--seed`. */
-  public constructor(public readonly seed: string) {
+  /**
+   * `seed` is the run's `--seed`; `outsideCallWaitMs` is how long, in real time, an invocation that waits on nothing
+   * but calls outside the simulation is waited for before its virtual timers go on (see
+   * {@link EnvironmentHost.outsideCallWaitMs}). @default {@link OUTSIDE_CALL_WAIT_MS}
+   */
+  public constructor(
+    public readonly seed: string,
+    public readonly outsideCallWaitMs: number = OUTSIDE_CALL_WAIT_MS,
+  ) {
     this.random = seededRandom(seedNumber(`scheduler|${seed}`));
   }
 

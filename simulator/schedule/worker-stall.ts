@@ -24,7 +24,7 @@ export class WorkerStalledError extends Error {
   ) {
     super(
       `the worker of function ${functionKey} ran its ${phase} for ${limitMs / 1000} s of real time without going quiet: ` +
-        (phase === 'init' ? 'an init that never ends (a top-level await that never settles, a loop)' : 'a handler that never yields (a loop, a call outside the simulation that never answers, a child process that never exits)') +
+        (phase === 'init' ? 'an init that never ends (a top-level await that never settles, a loop)' : 'a handler that never yields (a loop, a child process that never exits)') +
         ', or a machine too loaded to run it. The run stops without a verdict: the simulation stands still while a worker runs, so this is not the function timing out',
     );
     this.name = 'WorkerStalledError';

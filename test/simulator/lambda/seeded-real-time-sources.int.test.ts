@@ -1,6 +1,7 @@
 /**
  * Under the run's seeded scheduler every clock a handler reads is the simulation's: `performance.now()` and
- * `performance.timeOrigin`, `process.hrtime` (and `.bigint`), `process.uptime()` and `Intl.DateTimeFormat#format()` /
+ * `performance.timeOrigin`, `performance.mark()`'s `startTime` and `performance.measure()`'s end, `process.hrtime`
+ * (and `.bigint`), `process.uptime()`, `os.uptime()` and `Intl.DateTimeFormat#format()` /
  * `formatToParts()` without a date read the virtual clock, as `Date` does; and every timer a handler can wait on is
  * virtual: `timers/promises`' `setTimeout` (with its `signal`), `setInterval` and `scheduler.wait`, and
  * `AbortSignal.timeout`; and a socket timeout on a connection to the simulator's endpoints never fires while the scheduler
@@ -28,8 +29,14 @@ exports.handler = async (event) => {
   if (event.probe === 'clocks') {
     const before = performance.now();
     const hrBefore = process.hrtime();
+    const markBefore = performance.mark('before').startTime;
     await tp.setTimeout(1500);
     return {
+      markBefore: markBefore - before,
+      measured: performance.measure('waited', 'before').duration,
+      measuredOptions: performance.measure('waited again', { start: 'before' }).duration,
+      markAfter: performance.mark('after').startTime,
+      osUptime: require('node:os').uptime(),
       dateNow: Date.now(),
       timeOrigin: performance.timeOrigin,
       performanceNow: performance.now(),
@@ -112,6 +119,12 @@ describe('clocks and timers under a seeded scheduler', () => {
     const nowMs = clocks.performanceNow as number;
     expect(BigInt(clocks.hrtimeBigint as string)).toBe(BigInt(Math.round(nowMs * 1e6)));
     expect(clocks.uptime).toBe(nowMs / 1000);
+    // performance.mark and measure, and the machine's uptime, read the same virtual monotonic clock
+    expect(clocks.markBefore).toBe(0);
+    expect(clocks.measured).toBe(1500);
+    expect(clocks.measuredOptions).toBe(1500);
+    expect(clocks.markAfter).toBe(nowMs);
+    expect(clocks.osUptime).toBe(nowMs / 1000);
     // the date formats without a date read the simulation's date, not the machine's
     expect(clocks.intl).toBe(clocks.intlOfNow);
     expect(clocks.intl).toBe(new Intl.DateTimeFormat('en-CA', { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'medium' }).format(START));
