@@ -1559,7 +1559,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'operator/cli/flow-account-client.ts',
     find: "        if (profile !== undefined && (error as Error).name === 'CredentialsProviderError') {",
     replace: '        if (profile === null) {',
-    tests: [LIFE],
+    tests: [LIFE, 'test/cli/flow-profile-unloadable.test.ts'],
   },
   {
     id: 'replay-aggregate-forgetting-ignored',
@@ -1567,7 +1567,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'operator/cli/aggregate-applications.ts',
     find: '  if (applications.forgetful.length === 0) return { neverApplied: true };',
     replace: '  if (applications.forgetful.length >= 0) return { neverApplied: true };',
-    tests: [LIFE],
+    tests: [LIFE, 'test/cli/aggregate-decision-forgetful.test.ts'],
   },
   {
     id: 'replay-aggregate-missing-table-unnamed',
