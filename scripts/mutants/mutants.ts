@@ -2189,4 +2189,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'return context.fail(reachesAws && awsUnreachedReason(error) === undefined ? `${message}. ${awsAccessHint(name)}` : message);',
     tests: ['test/cli/operator-aws-access.test.ts'],
   },
+  {
+    id: 'untaken-event-consumes-without-cause',
+    breaks: "simulate (nu39, NU39-2): an untaken-event at a subscriber whose filter policy drops a type the scenario says it consumes carries no structured cause in --json, so a CI annotator reading violations[].causes sees nothing to fix",
+    file: 'simulator/check/rules/subscriber-consumes.ts',
+    find: '          causes: [\n            {\n              kind: \'filter-drops-consumed-type\',',
+    replace: '          notCauses: [\n            {\n              kind: \'filter-drops-consumed-type\',',
+    tests: ['test/simulator/check/subscriber-consumes.test.ts'],
+  },
 ];
