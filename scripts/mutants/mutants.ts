@@ -2197,4 +2197,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '          notCauses: [\n            {\n              kind: \'filter-drops-consumed-type\',',
     tests: ['test/simulator/check/subscriber-consumes.test.ts'],
   },
+  {
+    id: 'dual-write-missing-id-without-cause',
+    breaks: "simulate (nu39, NU39-1): a change's event missing from the outbox because the producer drew a random id per attempt (its event is there under another id of the same subject) is reported as a bare dual write, with no event-id-per-attempt cause in the text or --json",
+    file: 'simulator/check/dual-writes.ts',
+    find: "      return subject !== undefined && subject !== '' && (kept === subject || kept.endsWith(`-${subject}`));",
+    replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
+    tests: ['test/simulator/check/dual-writes.test.ts'],
+  },
 ];
