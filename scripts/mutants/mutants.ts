@@ -2325,4 +2325,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '        void rmSync;',
     tests: ['test/simulator/lambda/environment-tmp.int.test.ts'],
   },
+  {
+    id: 'untaken-event-consumes-without-cause',
+    breaks: "simulate (nu39, NU39-2): an untaken-event at a subscriber whose filter policy drops a type the scenario says it consumes carries no structured cause in --json, so a CI annotator reading violations[].causes sees nothing to fix",
+    file: 'simulator/check/rules/subscriber-consumes.ts',
+    find: '          causes: [\n            {\n              kind: \'filter-drops-consumed-type\',',
+    replace: '          notCauses: [\n            {\n              kind: \'filter-drops-consumed-type\',',
+    tests: ['test/simulator/check/subscriber-consumes.test.ts'],
+  },
+  {
+    id: 'dual-write-missing-id-without-cause',
+    breaks: "simulate (nu39, NU39-1): a change's event missing from the outbox because the producer drew a random id per attempt (its event is there under another id of the same subject) is reported as a bare dual write, with no event-id-per-attempt cause in the text or --json",
+    file: 'simulator/check/dual-writes.ts',
+    find: "      return subject !== undefined && subject !== '' && (kept === subject || kept.endsWith(`-${subject}`));",
+    replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
+    tests: ['test/simulator/check/dual-writes.test.ts'],
+  },
 ];

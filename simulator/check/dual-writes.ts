@@ -24,7 +24,9 @@ function listed(items: readonly string[]): string {
  * its function wrote, of its event types: each must belong to a change; another producer's or a subscriber's on the same
  * outbox are not charged to it). With `eventsById` (the committed envelopes), an event without a change whose type and
  * subject are those of an event a change has is one command committed twice under two ids: the cause
- * `event-id-per-attempt` (a new event id drawn per attempt).
+ * `event-id-per-attempt` (a new event id drawn per attempt); so is a change's event missing from the outbox whose id
+ * ends with the subject of such an event under another id (the probe derives the id from the command, the producer drew
+ * a new one), named on both violations.
  */
 export function checkDualWrites(
   producer: string,
@@ -35,30 +37,50 @@ export function checkDualWrites(
 ): Finding[] {
   const violations: Finding[] = [];
   const withoutEvent: string[] = [];
+  const missingIds: string[] = [];
   const claimed = new Set<string>();
   for (const change of changes) {
     for (const eventId of change.eventIds) {
       claimed.add(eventId);
       // one fact on both paths (OrderedOutbox's alsoToStandardFlow): its standard event commits in the same transaction
       claimed.add(standardEventIdOf(eventId));
-      if (!outboxEventIds.has(eventId)) withoutEvent.push(`${change.subject}: event ${eventId} missing`);
+      if (!outboxEventIds.has(eventId)) {
+        withoutEvent.push(`${change.subject}: event ${eventId} missing`);
+        missingIds.push(eventId);
+      }
     }
   }
+  const orphans = [...producerEventIds].filter((eventId) => !claimed.has(eventId));
+  const twice = eventsById === undefined ? [] : committedTwice(orphans, claimed, missingIds, eventsById);
+  const causeOf = ({ orphan, kept }: { orphan: string; kept: string }): ViolationCause => ({
+    kind: 'event-id-per-attempt',
+    producer,
+    eventIds: [kept, orphan],
+    invocations: [],
+    requests: [],
+    fix: fixFor('event-id-per-attempt'),
+  });
+  const named = ({ orphan }: { orphan: string }): string => `${eventsById?.get(orphan)?.type} of ${eventsById?.get(orphan)?.subject}`;
   if (withoutEvent.length > 0) {
+    const elsewhere = twice.filter(({ kept }) => !outboxEventIds.has(kept));
+    const told =
+      elsewhere.length === 0
+        ? ''
+        : `; ${elsewhere.length} of them ${elsewhere.length === 1 ? 'is' : 'are'} in the outbox under another id (${listed(elsewhere.map((pair) => `${pair.kept} as ${pair.orphan}: ${named(pair)}`))}): ` +
+          `the producer draws a new event id on each attempt, not the id the probe derives from the command; ${fixFor('event-id-per-attempt')}`;
     violations.push({
       kind: 'dual-write',
-      detail: `${withoutEvent.length} event(s) of business changes the producer ${producer} committed are not in the outbox (the change committed without its event): ${listed(withoutEvent)}`,
+      detail: `${withoutEvent.length} event(s) of business changes the producer ${producer} committed are not in the outbox (the change committed without its event): ${listed(withoutEvent)}${told}`,
+      ...(elsewhere.length === 0 ? {} : { causes: elsewhere.map(causeOf) }),
     });
   }
-  const orphans = [...producerEventIds].filter((eventId) => !claimed.has(eventId));
   if (orphans.length > 0) {
-    const twice = eventsById === undefined ? [] : committedTwice(orphans, claimed, eventsById);
     const told =
       twice.length === 0
         ? ''
-        : `; ${twice.length} of them repeat a command committed under another id (${listed(twice.map(({ orphan, kept }) => `${orphan} and ${kept}: ${eventsById?.get(orphan)?.type} of ${eventsById?.get(orphan)?.subject}`))}): ` +
+        : `; ${twice.length} of them repeat a command committed under another id (${listed(twice.map((pair) => `${pair.orphan} and ${pair.kept}: ${named(pair)}`))}): ` +
           `the producer draws a new event id on each attempt, so a retry after a commit whose reply was lost commits the command again; ${fixFor('event-id-per-attempt')}`;
-    const causes: ViolationCause[] = twice.map(({ orphan, kept }) => ({ kind: 'event-id-per-attempt', producer, eventIds: [kept, orphan], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }));
+    const causes: ViolationCause[] = twice.map(causeOf);
     violations.push({
       kind: 'dual-write',
       detail: `${orphans.length} event(s) the producer ${producer} wrote are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}${told}`,
@@ -68,16 +90,40 @@ export function checkDualWrites(
   return violations;
 }
 
-/** The events without a change whose type and subject are those of an event a change has (`kept`): one command committed twice. */
-function committedTwice(orphans: readonly string[], claimed: ReadonlySet<string>, eventsById: ReadonlyMap<string, SimulatedEvent>): { orphan: string; kept: string }[] {
+/**
+ * The events without a change whose type and subject are those of an event a change has (`kept`): one command
+ * committed twice. A change's event missing from the outbox (`missing`, so its type and subject are unknown) is `kept`
+ * for the first such event, in id order, whose subject ends its id (`order-placed-order-2` and an event of subject
+ * `order-2`): the probe derives the id from the command, the producer drew another.
+ */
+function committedTwice(
+  orphans: readonly string[],
+  claimed: ReadonlySet<string>,
+  missing: readonly string[],
+  eventsById: ReadonlyMap<string, SimulatedEvent>,
+): { orphan: string; kept: string }[] {
   const claimedBySite = new Map<string, string>();
   for (const eventId of claimed) {
     const event = eventsById.get(eventId);
     if (event?.subject !== undefined) claimedBySite.set(`${event.type}|${event.subject}`, eventId);
   }
-  return orphans.flatMap((orphan) => {
+  const pairs: { orphan: string; kept: string }[] = [];
+  const unmatched: string[] = [];
+  for (const orphan of orphans) {
     const event = eventsById.get(orphan);
     const kept = event?.subject === undefined ? undefined : claimedBySite.get(`${event.type}|${event.subject}`);
-    return kept === undefined ? [] : [{ orphan, kept }];
-  });
+    if (kept === undefined) unmatched.push(orphan);
+    else pairs.push({ orphan, kept });
+  }
+  const free = [...unmatched].sort();
+  for (const kept of missing) {
+    const orphan = free.find((candidate) => {
+      const subject = eventsById.get(candidate)?.subject;
+      return subject !== undefined && subject !== '' && (kept === subject || kept.endsWith(`-${subject}`));
+    });
+    if (orphan === undefined) continue;
+    free.splice(free.indexOf(orphan), 1);
+    pairs.push({ orphan, kept });
+  }
+  return pairs;
 }

@@ -49,7 +49,12 @@ export type CauseKind =
   /** A multi-step consumer's handler called an outside service (HTTP) outside its steps: a redelivery repeats the call. */
   | 'effect-outside-step'
   /** Applied again, and the run shows by which invocation, not why. */
-  | 'applied-again';
+  | 'applied-again'
+  /**
+   * A subscriber's filter policy (the `setting`, `filterPolicy`) does not take a type the scenario says it consumes
+   * (`consumes`): those events reached the topic and never its queue.
+   */
+  | 'filter-drops-consumed-type';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -110,7 +115,12 @@ export interface CommandReference {
 /** A setting of the app the cause lies in: its name, the value the run used, and what the run showed of the value it needs. */
 export interface SettingReference {
   readonly name: string;
-  readonly value: number;
+  /** A number in its unit, or for a filter policy (`filterPolicy`) the policy as the subscription has it. */
+  readonly value: number | Readonly<Record<string, unknown>>;
+  /** For a filter policy: what it applies to, `MessageBody` or `MessageAttributes`. @default none */
+  readonly scope?: 'MessageBody' | 'MessageAttributes';
+  /** For a filter policy: the event type it does not take. @default none */
+  readonly type?: string;
   /**
    * The most the setting may be, in its unit, where the run can tell it: for a lease, the visibility timeout less the
    * runtime's clock-skew allowance. @default none (a deduplication window: the least it needs is not the run's to tell;
@@ -174,6 +184,7 @@ const FIXES: Record<CauseKind, string> = {
   'effect-outside-step':
     'move the call into a step (a step of createMultiStepConsumer, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside a step',
   'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
+  'filter-drops-consumed-type': "add the type to the subscriber's filter policy, or remove it from the scenario's consumes for that subscriber if it does not need it",
 };
 
 /** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */

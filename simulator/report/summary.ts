@@ -394,7 +394,7 @@ function settingText(setting: SettingReference): string {
     ...(setting.needed === undefined ? [] : [`the run needed ${setting.needed}`]),
     ...(setting.observedDelay === undefined ? [] : [`a redelivery came after ${setting.observedDelay} s`]),
   ];
-  return [`${setting.name} ${setting.value}`, ...told].join(', ');
+  return [`${setting.name} ${typeof setting.value === 'number' ? setting.value : JSON.stringify(setting.value)}`, ...told].join(', ');
 }
 
 /** The distinct causes of a violation, one line each: the kind, where, and the change to make. */

@@ -10,6 +10,7 @@
 import type { RunWideCheck } from '../run-check';
 import type { Finding } from '../invariants';
 import { policyTakesType } from '../policy-takes-type';
+import { fixFor } from '../violation-cause';
 
 /** How many event ids a violation names. */
 const IDS_SHOWN = 5;
@@ -39,6 +40,19 @@ export const subscriberConsumesRule: RunWideCheck = {
             `${dropped.length} committed ${type} event(s) reached the topic and ${name}'s filter policy did not take them ` +
             `(${dropped.slice(0, IDS_SHOWN).join(', ')}${dropped.length > IDS_SHOWN ? ', ...' : ''}), though the scenario says ${name} consumes ${type} (consumes); ` +
             `its filter policy: ${policy}. Add ${type} to ${name}'s filter policy, or remove ${type} from consumes.${name} if ${name} does not need it`,
+          causes: [
+            {
+              kind: 'filter-drops-consumed-type',
+              subscriber: name,
+              eventIds: dropped,
+              invocations: [],
+              requests: [],
+              ...(subscription.filterPolicy === undefined
+                ? {}
+                : { setting: { name: 'filterPolicy', value: subscription.filterPolicy, scope: subscription.filterPolicyScope === 'MessageBody' ? ('MessageBody' as const) : ('MessageAttributes' as const), type } }),
+              fix: fixFor('filter-drops-consumed-type'),
+            },
+          ],
         });
       }
     }

@@ -1,6 +1,7 @@
 /** The producer side of the outbox: business changes against the outbox events, both ways. */
 import { describe, expect, test } from 'vitest';
 import { checkDualWrites } from '../../../simulator/check/dual-writes';
+import { fixFor } from '../../../simulator/check/violation-cause';
 
 const order = (id: number) => ({ subject: `order ${id}`, eventIds: [`placed-${id}`] });
 
@@ -34,5 +35,20 @@ describe('checkDualWrites', () => {
     const changes = Array.from({ length: 7 }, (_, index) => order(index));
     const [violation] = checkDualWrites('Orders/PlaceOrder', changes, new Set(), new Set());
     expect(violation?.detail).toMatch(/^7 event\(s\) .*order 4: event placed-4 missing; and 2 more$/);
+  });
+
+  test('a missing event whose id ends with the subject of an event of the producer in the outbox under another id (a random id per attempt, a probe naming the derived id) names event-id-per-attempt on both violations', () => {
+    const changes = [{ subject: 'order order-2', eventIds: ['order-placed-order-2'] }, { subject: 'order order-3', eventIds: ['order-placed-order-3'] }];
+    const random = ['order-placed-7c3b', 'order-placed-13d7'];
+    const eventsById = new Map([
+      ['order-placed-7c3b', { id: 'order-placed-7c3b', type: 'OrderPlaced', subject: 'order-2' }],
+      ['order-placed-13d7', { id: 'order-placed-13d7', type: 'OrderPlaced', subject: 'order-9' }],
+    ]) as unknown as Parameters<typeof checkDualWrites>[4];
+    const [missing, orphans] = checkDualWrites('Orders/PlaceOrder', changes, new Set(random), new Set(random), eventsById);
+    const cause = { kind: 'event-id-per-attempt', producer: 'Orders/PlaceOrder', eventIds: ['order-placed-order-2', 'order-placed-7c3b'], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') };
+    expect(missing).toMatchObject({ kind: 'dual-write', causes: [cause] });
+    expect(missing!.detail).toContain('1 of them is in the outbox under another id (order-placed-order-2 as order-placed-7c3b: OrderPlaced of order-2)');
+    expect(missing!.detail).toContain(fixFor('event-id-per-attempt'));
+    expect(orphans).toMatchObject({ kind: 'dual-write', causes: [cause] });
   });
 });

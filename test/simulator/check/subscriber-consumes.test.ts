@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { policyTakesType } from '../../../simulator/check/policy-takes-type';
 import { subscriberConsumesRule } from '../../../simulator/check/rules/subscriber-consumes';
 import type { RunFacts } from '../../../simulator/check/run-check';
+import { fixFor } from '../../../simulator/check/violation-cause';
 
 /** A run where four OrderPlaced events reached Billing's topic and its filter policy took the first two only. */
 function factsWith(filterPolicy: Record<string, unknown>): RunFacts {
@@ -29,6 +30,7 @@ describe('consumes', () => {
         kind: 'untaken-event',
         subscriber: 'Billing',
         detail: expect.stringMatching(/^2 committed OrderPlaced event\(s\) reached the topic and Billing's filter policy did not take them \(order-placed-3, order-placed-4\).*Add OrderPlaced to Billing's filter policy/),
+        causes: [expect.objectContaining({ kind: 'filter-drops-consumed-type', subscriber: 'Billing', eventIds: ['order-placed-3', 'order-placed-4'] })],
       },
     ]);
   });
@@ -47,5 +49,36 @@ describe('policyTakesType', () => {
     ['a policy on the message attributes (the relay publishes none)', { type: ['OrderPlaced'] }, 'MessageAttributes', false],
   ] as const)('%s', (_label, policy, scope, expected) => {
     expect(policyTakesType(policy as Record<string, unknown> | undefined, scope, 'OrderPlaced')).toBe(expected);
+  });
+});
+
+const droppingPolicy = { type: ['OrderPlaced.v2'] };
+const droppedFacts = {
+  ledger: { relayGaveUp: [{ eventIds: ['order-placed-order-3'] }] },
+  consumes: { Receipts: ['OrderPlaced'] },
+  subscribers: [{ view: { name: 'Receipts', subscription: { topic: 'Topic', filterPolicy: droppingPolicy, filterPolicyScope: 'MessageBody' } }, matched: new Set(['order-placed-order-9']) }],
+  model: { relays: [{ key: 'Relay', targetTopic: 'Topic' }] },
+  committed: {
+    eventIdsByRelay: new Map([['Relay', ['order-placed-order-2', 'order-placed-order-1', 'order-placed-order-3', 'order-placed-order-9']]]),
+    eventsById: new Map(['order-placed-order-1', 'order-placed-order-2', 'order-placed-order-3', 'order-placed-order-9'].map((id) => [id, { id, type: 'OrderPlaced' }])),
+  },
+} as unknown as Parameters<typeof subscriberConsumesRule.check>[0];
+
+describe('subscriber-consumes', () => {
+  test('a dropped consumed type is an untaken-event at the subscriber with a structured cause: the subscriber, the dropped events, its filter policy as the setting', () => {
+    const [finding, ...rest] = subscriberConsumesRule.check(droppedFacts);
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({ kind: 'untaken-event', subscriber: 'Receipts' });
+    expect(finding!.causes).toEqual([
+      {
+        kind: 'filter-drops-consumed-type',
+        subscriber: 'Receipts',
+        eventIds: ['order-placed-order-1', 'order-placed-order-2'],
+        invocations: [],
+        requests: [],
+        setting: { name: 'filterPolicy', value: droppingPolicy, scope: 'MessageBody', type: 'OrderPlaced' },
+        fix: fixFor('filter-drops-consumed-type'),
+      },
+    ]);
   });
 });

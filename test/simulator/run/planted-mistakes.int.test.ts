@@ -516,9 +516,21 @@ describe('a subscriber whose filter drops a type the scenario says it consumes (
         detail: expect.stringMatching(
           /^4 committed OrderPlaced\.v2 event\(s\) reached the topic and Billing's filter policy did not take them \(order-placed-order-2, .*\), though the scenario says Billing consumes OrderPlaced\.v2 \(consumes\); its filter policy: \{"type":\["OrderPlaced"\]\} on the message body\. Add OrderPlaced\.v2 to Billing's filter policy, or remove OrderPlaced\.v2 from consumes\.Billing/,
         ),
+        causes: [
+          {
+            kind: 'filter-drops-consumed-type',
+            subscriber: 'Billing',
+            eventIds: expect.arrayContaining(['order-placed-order-2']),
+            invocations: [],
+            requests: [],
+            setting: { name: 'filterPolicy', value: { type: ['OrderPlaced'] }, scope: 'MessageBody', type: 'OrderPlaced.v2' },
+            fix: fixFor('filter-drops-consumed-type'),
+          },
+        ],
       },
     ]);
     expect(formatSummary(strict)).toContain(`[untaken-event] Billing: ${found[0]!.detail}`);
+    expect(formatSummary(strict)).toContain(`cause: filter-drops-consumed-type (event(s) order-placed-order-2`);
   });
 });
 
