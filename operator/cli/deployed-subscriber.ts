@@ -5,12 +5,12 @@
  * `--queue` would send one subscriber's dead letters to another). Without the output, the flags say it all and
  * `--processing-mode` is required: a command that does not know the mode can not know whether a copy is safe.
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { formatDurationOption, parseDurationSeconds } from './arguments';
-import { queueArnOf } from './dead-letters/queue-messages';
+import { redriveTargetAndArn } from './dead-letters/queue-messages';
 
 /** The options of a command that resolves a subscriber (parseArgs format). */
 export const DEPLOYED_SUBSCRIBER_OPTIONS = {
@@ -124,9 +124,7 @@ export async function deadLetterSourceMismatch(client: SQSClient, deadLetterQueu
   let target: string | undefined;
   let deadLetterArn: string;
   try {
-    const attributes = (await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }))).Attributes ?? {};
-    target = attributes.RedrivePolicy === undefined ? undefined : (JSON.parse(attributes.RedrivePolicy) as { deadLetterTargetArn?: string }).deadLetterTargetArn;
-    deadLetterArn = await queueArnOf(client, deadLetterQueueUrl);
+    ({ target, deadLetterArn } = await redriveTargetAndArn(client, queueUrl, deadLetterQueueUrl));
   } catch (error) {
     return { note: `could not check that ${deadLetterQueueUrl} is the dead-letter queue of ${queueUrl} (${error instanceof Error ? `${error.name}: ${error.message}` : String(error)})` };
   }

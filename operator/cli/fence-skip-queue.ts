@@ -4,8 +4,8 @@
  * `--dead-letter-queue` (an empty staging queue, another subscriber's) would otherwise pass the skip past an event
  * that sits in the subscriber's real dead-letter queue.
  */
-import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { queueArnOf } from './dead-letters/queue-messages';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { redriveTargetAndArn } from './dead-letters/queue-messages';
 import { terminalText } from './terminal-text';
 
 /** The usage problem when `fence skip` has no Operator output and no --queue to tie --dead-letter-queue to. */
@@ -20,9 +20,7 @@ export async function skipDeadLetterQueueRefusal(client: SQSClient, queueUrl: st
   let target: string | undefined;
   let deadLetterArn: string;
   try {
-    const attributes = (await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }))).Attributes ?? {};
-    target = attributes.RedrivePolicy === undefined ? undefined : (JSON.parse(attributes.RedrivePolicy) as { deadLetterTargetArn?: string }).deadLetterTargetArn;
-    deadLetterArn = await queueArnOf(client, deadLetterQueueUrl);
+    ({ target, deadLetterArn } = await redriveTargetAndArn(client, queueUrl, deadLetterQueueUrl));
   } catch (error) {
     const { name, message } = error instanceof Error ? error : new Error(String(error));
     return `could not check that --dead-letter-queue ${terminalText(deadLetterQueueUrl)} is the dead-letter queue of --queue ${terminalText(queueUrl)} (${name}: ${terminalText(message)}); nothing proves the skip safe, nothing changed`;

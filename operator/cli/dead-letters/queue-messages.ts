@@ -121,3 +121,14 @@ export async function queueArnOf(client: SQSClient, queueUrl: string): Promise<s
   return arn;
 }
 
+/**
+ * Where the subscriber queue `queueUrl` sends its dead letters (its RedrivePolicy's `deadLetterTargetArn`; undefined:
+ * it names none) and the ARN of `deadLetterQueueUrl`, for a check that the one is the other's. Throws when either can
+ * not be read.
+ */
+export async function redriveTargetAndArn(client: SQSClient, queueUrl: string, deadLetterQueueUrl: string): Promise<{ target: string | undefined; deadLetterArn: string }> {
+  const attributes = (await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['RedrivePolicy'] }))).Attributes ?? {};
+  const target = attributes.RedrivePolicy === undefined ? undefined : (JSON.parse(attributes.RedrivePolicy) as { deadLetterTargetArn?: string }).deadLetterTargetArn;
+  return { target, deadLetterArn: await queueArnOf(client, deadLetterQueueUrl) };
+}
+
