@@ -7,20 +7,31 @@
  * disposed); the worker's `TMPDIR` names it, so `os.tmpdir()` returns it. A literal `/tmp` path given to node:fs or
  * node:fs/promises (`/tmp` itself or a path under it: the path arguments of the calls that take paths, their Sync and
  * callback forms, streams, watchers) is read as the same path under the environment's directory. Not redirected: a
- * path under the function's code directory or under the environment's directory already, a relative path, a file
- * descriptor or FileHandle (their path was redirected when opened), and what a child process or a native addon opens.
+ * path under the function's code directory, under the working directory (the project, when it is itself under /tmp)
+ * or under the environment's directory already, a directory below /tmp on the way to the first two (the module
+ * loader's realpath reads each ancestor), a relative path, a file descriptor or FileHandle (their path was redirected when opened), and
+ * what a child process or a native addon opens.
  *
  * A JavaScript source string, no backticks in it (it is spliced into the bootstrap's own template text).
  */
 export const WORKER_TMP_SOURCE = String.raw`
 if (typeof workerData.tmpDirectory === 'string') {
   const tmpDirectory = workerData.tmpDirectory;
-  const taskRootPrefix = path.resolve(workerData.taskRoot) + path.sep;
+  // the directories whose files are the app's and the simulator's own, not the environment's /tmp: the function's code
+  // and the working directory (the project: its node_modules); a project under /tmp stays where it is
+  const keptRoots = [path.resolve(workerData.taskRoot), path.resolve(process.cwd())];
+  // a path in a kept directory, or on the way to one below /tmp (the module loader's realpath walks each ancestor);
+  // /tmp itself is the environment's (a directory there too)
+  const kept = (text) => {
+    const resolved = path.resolve(text);
+    if (resolved === '/tmp') return false;
+    return keptRoots.some((root) => resolved === root || resolved.startsWith(root + path.sep) || root.startsWith(resolved + path.sep));
+  };
   const { fileURLToPath } = requireBuiltin('node:url');
   // the path under the environment's directory, or undefined when the path is not a literal /tmp one
   const redirectedPath = (text) => {
     if (text !== '/tmp' && !text.startsWith('/tmp/')) return undefined;
-    if (text === tmpDirectory || text.startsWith(tmpDirectory + '/') || text.startsWith(taskRootPrefix)) return undefined;
+    if (text === tmpDirectory || text.startsWith(tmpDirectory + '/') || kept(text)) return undefined;
     return tmpDirectory + text.slice('/tmp'.length);
   };
   const redirect = (value) => {

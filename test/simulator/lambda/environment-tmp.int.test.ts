@@ -5,6 +5,8 @@
  * run or another program left in the machine's `/tmp` is not seen, so two runs of one seed read the same files.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
 import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
@@ -112,5 +114,22 @@ describe("an execution environment's /tmp", () => {
       await run.stop();
     }
     expect(fs.existsSync(LITERAL)).toBe(false);
+  });
+
+  test('leaves the app where it is when it is itself under /tmp: the directories on the way to its code are the real ones', { timeout: 120_000 }, async () => {
+    // a project (or a test's asset) under the machine's /tmp: the module loader and the handler read its directories
+    const nested = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-project-under-tmp-'));
+    const taskRoot = path.join(nested, 'cdk.out', 'asset.code');
+    fs.mkdirSync(taskRoot, { recursive: true });
+    fs.writeFileSync(path.join(taskRoot, 'index.js'), "const fs = require('node:fs'); const path = require('node:path');\n" +
+      'exports.handler = async () => ({ parent: fs.lstatSync(path.dirname(__dirname)).isDirectory(), project: fs.statSync(path.dirname(path.dirname(__dirname))).isDirectory(), real: fs.realpathSync(__filename) });\n');
+    const run = runner(functionModel(taskRoot, { timeoutSeconds: 30 }));
+    try {
+      const outcome = await run.invoke({}, 'under-tmp');
+      expect(outcome).toMatchObject({ kind: 'returned', response: { parent: true, project: true, real: fs.realpathSync(path.join(taskRoot, 'index.js')) } });
+    } finally {
+      await run.stop();
+      fs.rmSync(nested, { recursive: true, force: true });
+    }
   });
 });
