@@ -30,6 +30,13 @@ export function flowAccountClient(options: ClientOptions, profile: string, flowR
   return new DynamoDBClient({ profile, region: flowRegion, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
 }
 
+/** The error of an outbox table that is not there with the credentials used (its name is `ResourceNotFoundException`, as the SDK's). */
+function missingOutboxError(message: string): Error {
+  const error = new Error(message);
+  error.name = 'ResourceNotFoundException';
+  return error;
+}
+
 /**
  * Makes `client` name the outbox table when DynamoDB answers a read of it `ResourceNotFoundException` (whose message,
  * "Requested resource not found", names nothing): a table name is resolved in the account and Region of the client's
@@ -47,7 +54,7 @@ export function nameMissingOutbox(client: DynamoDBClient, outboxTable: string, p
           throw new Error(unloadableProfileMessage(profile, error as Error));
         }
         if ((error as Error).name !== 'ResourceNotFoundException' || (args.input as { TableName?: unknown }).TableName !== outboxTable) throw error;
-        throw new Error(
+        throw missingOutboxError(
           profile === undefined
             ? `the outbox table ${outboxTable} was not found with your credentials (their account and Region); a subscriber of another account than its flow's reads the flow's outbox with --flow-profile <a profile of the role the flow's account granted>`
             : `the outbox table ${outboxTable} was not found with the profile ${profile} (--flow-profile): its credentials must be of the flow's account, in the outbox's Region, and --table the flow's outboxTable`,

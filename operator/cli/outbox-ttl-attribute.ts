@@ -69,6 +69,8 @@ export async function outboxTimeToLive(client: DynamoDBClient, tableName: string
   try {
     description = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
   } catch (error) {
+    // no such table (with these credentials): the command fails naming it, as its read of the items would
+    if (error instanceof Error && error.name === 'ResourceNotFoundException') throw error;
     if (given !== undefined) return givenAttribute(given);
     const { name, message } = errorParts(error);
     return {

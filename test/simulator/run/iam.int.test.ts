@@ -14,6 +14,7 @@
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
+import { IAM_NOT_PROVEN_TEXT } from '../../../simulator/check/iam-not-evaluated';
 import {
   arnOf,
   type AssemblyVariant,
@@ -238,9 +239,12 @@ describe('simulate with IAM evaluation', () => {
 
     const { code, stdout } = await simulateVariant(variant, '--iam', 'off');
 
-    // the missing grant goes unseen without IAM: the verdict must say evaluation was off
+    // the missing grant goes unseen without IAM: the verdict must say evaluation was off; the example spans two
+    // accounts (the loyalty team's subscriber's), which only policies connect: unchecked, the run is NOT PROVEN, never OK
     expect(stdout).toContain('IAM: not evaluated. IAM evaluation is off (--iam off)');
     expect(stdout).not.toContain('[access-denied]');
-    expect(code).toBe(EXIT_CODE.OK);
+    expect(stdout).toMatch(/^NOT PROVEN: .*IAM was not evaluated, and the app spans 2 accounts \(111111111111, 222222222222\)/m);
+    expect(stdout).toContain(`${IAM_NOT_PROVEN_TEXT} 2 accounts`);
+    expect(code).toBe(EXIT_CODE.NOT_PROVEN);
   });
 });
