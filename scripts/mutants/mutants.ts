@@ -2262,14 +2262,6 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/simulator/check/outside-calls.test.ts', 'test/simulator/check/apply-attribution.test.ts'],
   },
   {
-    id: 'steering-ignores-batch-messages',
-    breaks: "fault steering (R16-9): a message's receives failed by crashes steered to the other events of its batch are not counted, so at concurrency 1 (one FIFO batch of every aggregate's messages) a valid ordered event loses every receive to steering and is dead-lettered: a correct app fails",
-    file: 'simulator/faults/fault-steering.ts',
-    find: '    const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
-    replace: '    const messagesFailed = Math.min(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
-    tests: ['test/simulator/faults/fault-steering.test.ts'],
-  },
-  {
     id: 'committed-twice-ignores-rerun',
     breaks: "command-committed-twice (R16-1): a retry that re-sent the events an earlier attempt committed (answered \"already written\") is not taken as re-running that step, so a correct producer that writes a command's lines in separate transactions of one event type is named after a crash between two of them",
     file: 'simulator/check/committed-twice.ts',
