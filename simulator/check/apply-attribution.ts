@@ -749,13 +749,9 @@ function isCommitOf(consumer: AttributedConsumer, write: WriteSeen, eventId: str
   return consumer.inboxTable !== undefined && write.tables.includes(consumer.inboxTable) && write.body.includes(inboxKeyText(consumer, eventId));
 }
 
-/**
- * The deduplication window a commit's inbox record was written with, in whole seconds: its expiry (`expiresAt`, epoch
- * seconds) less the time of the invocation that committed it; undefined when no applied write of `application` puts
- * the event's inbox record with an expiry.
- */
-function writtenWindowSeconds(consumer: AttributedConsumer, application: Application, eventId: string): number | undefined {
-  for (const write of application.writes) {
+/** The request bodies of `writes` that were applied and commit `eventId` for `consumer`, parsed (a body that is not JSON is left out). */
+function* appliedCommitBodies(consumer: AttributedConsumer, writes: readonly WriteSeen[], eventId: string): Generator<unknown> {
+  for (const write of writes) {
     if (!write.applied || !isCommitOf(consumer, write, eventId)) continue;
     let body: unknown;
     try {
@@ -763,6 +759,17 @@ function writtenWindowSeconds(consumer: AttributedConsumer, application: Applica
     } catch {
       continue;
     }
+    yield body;
+  }
+}
+
+/**
+ * The deduplication window a commit's inbox record was written with, in whole seconds: its expiry (`expiresAt`, epoch
+ * seconds) less the time of the invocation that committed it; undefined when no applied write of `application` puts
+ * the event's inbox record with an expiry.
+ */
+function writtenWindowSeconds(consumer: AttributedConsumer, application: Application, eventId: string): number | undefined {
+  for (const body of appliedCommitBodies(consumer, application.writes, eventId)) {
     const items = (body as { TransactItems?: { Put?: { Item?: Record<string, { S?: string; N?: string }> } }[] }).TransactItems ?? [];
     for (const { Put } of items) {
       const item = Put?.Item;
@@ -781,14 +788,7 @@ function writtenWindowSeconds(consumer: AttributedConsumer, application: Applica
  */
 function writtenRecordWindowSeconds(consumer: AttributedConsumer, invocations: readonly InvocationSeen[], eventId: string): number | undefined {
   for (const invocation of invocations) {
-    for (const write of invocation.writes) {
-      if (!write.applied || !isCommitOf(consumer, write, eventId)) continue;
-      let body: unknown;
-      try {
-        body = JSON.parse(write.body);
-      } catch {
-        continue;
-      }
+    for (const body of appliedCommitBodies(consumer, invocation.writes, eventId)) {
       const item = (body as { Item?: Record<string, { S?: string; N?: string }> }).Item;
       if (item?.[TABLE_SCHEMA.PARTITION_KEY]?.S !== recordKey(consumer.subscriber, eventId)) continue;
       const seconds = Number(item[PROCESSING_RECORD.DEDUPLICATION_WINDOW_SECONDS_ATTRIBUTE]?.N);
