@@ -3,6 +3,7 @@ import { iamNotProvenReason, iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
 import { FAILURE_PATHS, notSteeredReason } from '../check/failure-paths';
+import { warningText } from '../check/lease-below-timeout';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
@@ -290,6 +291,7 @@ export function formatSummary(result: SimulationResult): string {
   if (sends !== undefined) out.push(sends);
   out.push(iamLine(result));
   out.push(...synthLines(result));
+  out.push(...(result.warnings ?? []).map(warningText));
   const operator = result.operator;
   if (operator !== undefined) {
     out.push(

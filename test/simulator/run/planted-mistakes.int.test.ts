@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { FAILURE_PATHS } from '../../../simulator/check/failure-paths';
+import { warningText } from '../../../simulator/check/lease-below-timeout';
 import type { CauseKind, ViolationCause } from '../../../simulator/check/violation-cause';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { synthesize } from '../../../simulator/model/synthesize';
@@ -329,6 +330,21 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
     expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
+  });
+
+  test('CodeShortLease (seed 1, 4 orders): the lease set to 5 s in code, below the function\'s 30 s timeout: a warning naming the setting, the timeout and the change, in text and --json; no violation', async () => {
+    // GIVEN Notifications' handler sets leaseDurationSeconds 5 in createLeaseConsumer's config, its function's timeout 30 s
+    const result = await simulate('CodeShortLease', '1', 4);
+
+    // THEN the run warns, from the lease the runtime wrote on its processing records and the function's timeout
+    const json = JSON.parse(JSON.stringify(resultJson(result))) as { warnings?: unknown[] };
+    expect(json.warnings).toEqual([
+      { kind: 'lease-below-timeout', subscriber: 'Notifications', setting: { name: 'leaseDurationSeconds', value: 5 }, functionTimeoutSeconds: 30, fix: expect.stringMatching(/at least the function's timeout/) },
+    ]);
+    // AND the text prints it, before the verdict
+    expect(formatSummary(result)).toContain(`\n${warningText(result.warnings![0]!)}\n`);
+    // AND the run is not failed for it: the clock does not move inside an invocation, no takeover happened
+    expect(result.violations.filter((violation) => violation.subscriber === 'Notifications')).toEqual([]);
   });
 
   test("CodeLease (seed 1, 8 orders, the scenario without an operator): the events SQS dead-lettered are unapplied, their cause the lease the runtime wrote", async () => {
