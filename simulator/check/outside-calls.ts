@@ -189,8 +189,9 @@ export function leaseCallsText(
       batch !== undefined ? `${label} (${count} call(s) for its batch of ${batch} events)` : count > 1 ? `${label} ${count} times` : label,
     );
     const whens = new Set(indexes.map((index) => made[index]!.call.when));
-    const when =
-      whens.size > 1 ? 'before the lease claim or after the lease ended' : whens.has('before-claim') ? 'each time before the lease claim' : 'each time after the lease ended (completed, released or refused)';
+    // a multi-step consumer's first write is its first step's claim, its lease ends with its last step
+    const [claim, ended] = step ? ["the first step's claim", 'its steps ended'] : ['the lease claim', 'the lease ended'];
+    const when = whens.size > 1 ? `before ${claim} or after ${ended}` : whens.has('before-claim') ? `each time before ${claim}` : `each time after ${ended} (completed, released or refused)`;
     const unplacedBy = unplaced.get(site) ?? [];
     const beside =
       unplacedBy.length === 0

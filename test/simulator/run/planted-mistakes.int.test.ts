@@ -19,7 +19,7 @@ import { warningText } from '../../../simulator/check/lease-below-timeout';
 import type { CauseKind, ViolationCause } from '../../../simulator/check/violation-cause';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { synthesize } from '../../../simulator/model/synthesize';
-import { formatSummary } from '../../../simulator/report/summary';
+import { formatSummary, printedDetail, settingText } from '../../../simulator/report/summary';
 import { resultJson, type ViolationJson } from '../../../simulator/run/result-json';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
@@ -234,8 +234,10 @@ function expectCause(result: SimulationResult, violationKind: string, kind: Caus
   if (subscriber !== undefined) expect(cause.subscriber).toBe(subscriber);
   // the text: the violation's line, then its cause line with the fix
   const text = formatSummary(result);
-  const line = `[${violationKind}]${subscriber === undefined ? '' : ` ${subscriber}:`} ${carrying!.detail}`;
+  // the violation's line prints its detail without the fix its cause line prints
+  const line = `[${violationKind}]${subscriber === undefined ? '' : ` ${subscriber}:`} ${printedDetail(carrying!.detail, carrying!.causes!)}`;
   expect(text).toContain(line);
+  expect(line).not.toContain(fixFor(kind));
   const after = text.slice(text.indexOf(line) + line.length).split('\n').slice(1);
   const causeLines = after.slice(0, after.findIndex((next) => !next.startsWith('      cause: ')));
   expect(causeLines.some((next) => next.startsWith(`      cause: ${kind} (event(s) `) && next.endsWith(`; fix: ${fixFor(kind)}`)), text).toBe(true);
@@ -307,7 +309,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     const cause = expectCause(result, 'unapplied-event', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
     expect(formatSummary(result)).toContain('cause: lease-outlasts-redelivery (event(s) ');
-    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 3600, the run needed 175); fix: remove the override of the lease duration');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 })}); fix: remove the override of the lease duration`);
   });
 
   test('LeaseOverVisibility (seed 1, 8 orders, the scenario\'s operator on): the lease overridden to 900 s fails the run though the operator redrove what SQS dead-lettered', async () => {
@@ -317,7 +319,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     // THEN the redeliveries the live lease refused fail the run, naming the setting, whatever the operator recovered
     const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 900, needed: 175 });
-    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 900, the run needed 175); fix: remove the override of the lease duration');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'IEF_LEASE_DURATION_SECONDS', value: 900, needed: 175 })}); fix: remove the override of the lease duration`);
     // AND the operator did recover them: no event of Notifications is left unapplied, so only this check fails the run
     expect(result.violations.filter((violation) => violation.subscriber === 'Notifications').map((violation) => violation.kind)).toEqual(['lease-outlasts-redelivery']);
   });
@@ -329,7 +331,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     // THEN the redeliveries the live lease refused fail the run, naming the setting in code and its value
     const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
-    expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'leaseDurationSeconds', value: 900, needed: 175 })}); fix: `);
   });
 
   test('CodeShortLease (seed 1, 4 orders): the lease set to 5 s in code, below the function\'s 30 s timeout: a warning naming the setting, the timeout and the change, in text and --json; no violation', async () => {
