@@ -1581,8 +1581,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'served-s3-session-unevaluated',
     breaks: "simulate --serve (issue 42): a request for an object of the payload bucket signed with an STS session of the served run is let through unevaluated, so an operator of another account reads through a role granted nothing on the bucket",
     file: 'simulator/iam/flow-access.ts',
-    find: '(this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId))',
-    replace: 'this.functionsByAccessKey.get(accessKeyId)',
+    find: '    const role = this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId);',
+    replace: '    const role = this.functionsByAccessKey.get(accessKeyId);',
     tests: ['test/simulator/iam/s3-session-access.synth.test.ts'],
   },
   {
@@ -2332,5 +2332,21 @@ export const MUTANTS: readonly Mutant[] = [
     find: "      return subject !== undefined && subject !== '' && (kept === subject || kept.endsWith(`-${subject}`));",
     replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
     tests: ['test/simulator/check/dual-writes.test.ts'],
+  },
+  {
+    id: 'served-team-key-not-evaluated',
+    breaks: "simulate --serve (NUX15-3): a request to the served S3 or SQS signed with a team's own <account>.<role> key is let through unevaluated, so another account's team reads the flow's payload bucket (dlq show --fetch) or a queue of another account where AWS refuses it",
+    file: 'simulator/iam/flow-access.ts',
+    find: '    if (principal === undefined) return undefined;',
+    replace: '    if (principal !== undefined) return undefined;',
+    tests: ['test/simulator/iam/s3-cross-account-session.synth.test.ts', 'test/simulator/iam/s3-session-access.synth.test.ts'],
+  },
+  {
+    id: 'outside-principal-identity-allows-nothing',
+    breaks: "simulate --serve (NUX15-3): a principal outside the app (a team's own <account>.<role> key) is evaluated with no identity policy, so a team of another account that the queue's or bucket's policy grants is refused too, where AWS allows it when its own account does",
+    file: 'simulator/iam/access-control.ts',
+    find: '      identityPolicies = [outsideIdentityPolicy(caller.arn)];',
+    replace: '      identityPolicies = [];',
+    tests: ['test/simulator/iam/s3-cross-account-session.synth.test.ts'],
   },
 ];
