@@ -1589,8 +1589,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-relay-operator-grants-write',
     breaks: "OrderedRelay.grantOperator (issue 41): the operator of another account is granted a write on the relay's outbox (least privilege: replay reads it only)",
     file: 'lib/private/flow-operator.ts',
-    find: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'];",
-    replace: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:PutItem'];",
+    find: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'];",
+    replace: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable', 'dynamodb:PutItem'];",
     tests: ['test/constructs/ordered-relay-operator.test.ts'],
   },
   {
