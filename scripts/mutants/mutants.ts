@@ -2349,4 +2349,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      identityPolicies = [];',
     tests: ['test/simulator/iam/s3-cross-account-session.synth.test.ts'],
   },
+
+  {
+    id: 'fence-replay-ttl-unknown-goes-on',
+    breaks: "fence replay (note16): with DescribeTimeToLive denied and nothing naming the outbox's TTL attribute, --yes reads the history under no attribute and sends it, where it must refuse naming the permission and --outbox-ttl-attribute, sending nothing",
+    file: 'operator/cli/fence-command.ts',
+    find: "  if ('refusal' in timeToLive) {",
+    replace: "  if ('refusal' in timeToLive && parsed.values.yes !== true) {",
+    tests: ['test/cli/fence-command.int.test.ts'],
+  },
 ];
