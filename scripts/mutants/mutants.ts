@@ -2349,7 +2349,14 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      identityPolicies = [];',
     tests: ['test/simulator/iam/s3-cross-account-session.synth.test.ts'],
   },
-
+  {
+    id: 'java-missing-not-checked-before-run',
+    breaks: "simulate (NU44-5): with no java on the PATH the run starts anyway and fails when DynamoDB Local can not be spawned, exit 1 (a violated flow's code), instead of exit 2 naming Java 17 and how to install it",
+    file: 'simulator/aws/dynamodb-local.ts',
+    find: "  if (commandOnPath('java') === undefined) throw new DynamoDbLocalNotInstalledError(JAVA_NOT_FOUND);",
+    replace: "  if (commandOnPath('java') === '') throw new DynamoDbLocalNotInstalledError(JAVA_NOT_FOUND);",
+    tests: ['test/cli/simulate-without-dynamodb-local.test.ts'],
+  },
   {
     id: 'fence-replay-ttl-unknown-goes-on',
     breaks: "fence replay (note16): with DescribeTimeToLive denied and nothing naming the outbox's TTL attribute, --yes reads the history under no attribute and sends it, where it must refuse naming the permission and --outbox-ttl-attribute, sending nothing",
