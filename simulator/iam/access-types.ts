@@ -1,9 +1,18 @@
 /** What IAM of a run takes (a request and its caller) and gives (an outcome, a denial, the run's figures). */
 import type { ResourceKey } from '../model/flow-model';
 
-/** Who makes a request: a function or pipe under its execution role, or an AWS service principal on a resource's behalf. */
+/**
+ * Who makes a request: a function or pipe under its execution role, an AWS service principal on a resource's behalf,
+ * or a principal from outside the app (an operator's own role or account root, named by a served run's access key).
+ */
 export type Caller =
   | { readonly kind: 'role'; /** the function or pipe (under its execution role), or a role itself */ readonly via: ResourceKey }
+  | {
+      readonly kind: 'principal';
+      /** `arn:aws:iam::<account>:role/<name>` or `arn:aws:iam::<account>:root` */
+      readonly arn: string;
+      readonly account: string;
+    }
   | {
       readonly kind: 'service';
       /** e.g. `sns.amazonaws.com` */

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import type { AccessModel } from '../model/access-model';
 import type { LocalNames, ResourceKey } from '../model/flow-model';
 import { AccessControl } from './access-control';
-import { type AccessRequest } from './access-types';
+import type { AccessRequest, Caller } from './access-types';
 import { FlowRequests } from './flow-requests';
 import { IamNames } from './iam-names';
 import type { PolicyEngine } from './policy-engine';
-import { decideAssumeRole, type AssumeRoleDecision, type AssumingPrincipal } from './assume-role';
+import { decideAssumeRole, principalOfAccessKey, type AssumeRoleDecision, type AssumingPrincipal } from './assume-role';
 
 /** A table as the flow created it. */
 export interface CreatedTable {
@@ -61,12 +61,31 @@ export class FlowAccess {
     return (request) => this.check(this.requests.dynamoDb(functionKey, request.operation, request.body));
   }
 
-  /** The check of the SQS endpoint: a request signed by a function's access key is made under that function's role. */
+  /**
+   * Who signed a request with `accessKeyId`: a function (under its role), a served run's STS session (under its role,
+   * see {@link actAsSessions}), or, for a served run's `<account>` / `<account>.<role name>` key (../aws/sts-endpoint.ts),
+   * that role when it is a role of the app, else that principal from outside the app (AccessControl evaluates it across
+   * accounts only: its identity policy is not known). Undefined for any other key (the served `simulator`): not evaluated.
+   */
+  private callerOf(accessKeyId: string | undefined): Caller | undefined {
+    if (accessKeyId === undefined) return undefined;
+    const role = this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId);
+    if (role !== undefined) return { kind: 'role', via: role };
+    const principal = principalOfAccessKey(accessKeyId);
+    if (principal === undefined) return undefined;
+    const ofApp = this.access.roles.find((modelled) => this.names.getAtt(modelled.key, 'Arn') === principal.arn);
+    return ofApp === undefined ? { kind: 'principal', arn: principal.arn, account: principal.account } : { kind: 'role', via: ofApp.key };
+  }
+
+  /**
+   * The check of the SQS endpoint: a request is made as its signer (a function's role, a session's role, a served key's
+   * principal: see {@link callerOf}); one signed otherwise is not evaluated.
+   */
   public sqsCheck(): (request: { readonly accessKeyId?: string; readonly action: string; readonly queue?: { readonly model: { readonly key: ResourceKey } } }) => Promise<string | undefined> {
     return async ({ accessKeyId, action, queue }) => {
-      const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
-      if (functionKey === undefined || queue === undefined) return undefined;
-      return this.check(this.requests.sqs({ kind: 'role', via: functionKey }, action, queue.model.key));
+      const caller = this.callerOf(accessKeyId);
+      if (caller === undefined || queue === undefined) return undefined;
+      return this.check(this.requests.sqs(caller, action, queue.model.key));
     };
   }
 
@@ -81,8 +100,10 @@ export class FlowAccess {
   /**
    * The check of the S3 endpoint: an object request signed by a function's access key is made under that function's
    * role, one signed by a served run's STS session (see {@link actAsSessions}) under the session's role, as AWS does
-   * for an assumed role; `bucket` is the bucket of the templates the request names (undefined: a bucket the app does
-   * not have, not evaluated). A request neither signed (an operator's own) is not evaluated here.
+   * for an assumed role, one signed with a served run's `<account>.<role name>` key as that principal (see
+   * {@link callerOf}: across accounts, the bucket and key policies must allow it); `bucket` is the bucket of the
+   * templates the request names (undefined: a bucket the app does not have, not evaluated). A request signed otherwise
+   * (the served `simulator` key) is not evaluated here.
    */
   public s3Check(): (request: {
     readonly accessKeyId?: string;
@@ -92,9 +113,9 @@ export class FlowAccess {
     readonly headers: Readonly<Record<string, string | undefined>>;
   }) => Promise<string | undefined> {
     return async ({ accessKeyId, operation, bucket, objectKey, headers }) => {
-      const functionKey = accessKeyId === undefined ? undefined : (this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId));
-      if (functionKey === undefined || bucket === undefined) return undefined;
-      return this.check(this.requests.s3Object(functionKey, operation, bucket.key, objectKey, headers, bucket.bucketKeyEnabled === true));
+      const caller = this.callerOf(accessKeyId);
+      if (caller === undefined || bucket === undefined) return undefined;
+      return this.check(this.requests.s3Object(caller, operation, bucket.key, objectKey, headers, bucket.bucketKeyEnabled === true));
     };
   }
 

@@ -124,14 +124,15 @@ export class FlowRequests {
   }
 
   /**
-   * A function's object request on a bucket of the templates (see the module comment); `headers` are the request's,
+   * An object request on a bucket of the templates by `caller` (a function's key: under its role; see the module comment); `headers` are the request's,
    * lower-case. `bucketKeyEnabled`: S3 Bucket Keys, KMS then sees the bucket's ARN as encryption context.
    */
-  public s3Object(functionKey: ResourceKey, operation: string, bucket: ResourceKey, objectKey: string, headers: Readonly<Record<string, string | undefined>>, bucketKeyEnabled: boolean): AccessRequest[] {
+  public s3Object(caller: ResourceKey | Caller, operation: string, bucket: ResourceKey, objectKey: string, headers: Readonly<Record<string, string | undefined>>, bucketKeyEnabled: boolean): AccessRequest[] {
     const bucketArn = this.access.arnOf(bucket);
+    const asker: Caller = typeof caller === 'string' ? { kind: 'role', via: caller } : caller;
     if (operation === 'ListBucket') {
       // a ListObjectsV2, or S3's choice between 404 and 403 for a missing key: `objectKey` is the s3:prefix
-      return [{ caller: { kind: 'role', via: functionKey }, action: 's3:ListBucket', resource: bucket, resourceArn: bucketArn, context: { 's3:prefix': objectKey, ...S3_TLS }, absent: [] }];
+      return [{ caller: asker, action: 's3:ListBucket', resource: bucket, resourceArn: bucketArn, context: { 's3:prefix': objectKey, ...S3_TLS }, absent: [] }];
     }
     const action = S3_OBJECT_ACTIONS[operation];
     if (action === undefined) return [];
@@ -143,7 +144,7 @@ export class FlowRequests {
       if (value === undefined) absent.push(`s3:${header}`);
       else context[`s3:${header}`] = value;
     }
-    const request: AccessRequest = { caller: { kind: 'role', via: functionKey }, action, resource: bucket, resourceArn: objectArn, context, absent };
+    const request: AccessRequest = { caller: asker, action, resource: bucket, resourceArn: objectArn, context, absent };
     const kmsActions = operation === 'PutObject' ? ['kms:GenerateDataKey'] : operation === 'GetObject' ? ['kms:Decrypt'] : [];
     if (kmsActions.length === 0) return [request];
     return this.access.withKey(request, kmsActions, 's3', { 'aws:s3:arn': bucketKeyEnabled ? bucketArn : objectArn });

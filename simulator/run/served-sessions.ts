@@ -2,8 +2,8 @@
  * The served run's STS sessions (`simulate --serve`): its STS (../aws/sts-endpoint.ts) answers AssumeRole for a role of
  * the app under the run's IAM, and the DynamoDB requests signed with a session's credentials go through a proxy that
  * authorizes each under that role's policies (as AWS does for the assumed role), one proxy per role; the run's S3
- * (the claim-check's bucket) checks a session's object requests under its role too. Every other request is forwarded
- * as before (the served SQS and SNS take any credentials). With IAM off (`--iam off`, or no policy engine)
+ * (the claim-check's bucket) and its SQS check a session's requests under its role too (and a request signed with an
+ * `<account>.<role>` key as that principal: ../iam/flow-access.ts). Every other request is forwarded as before. With IAM off (`--iam off`, or no policy engine)
  * AssumeRole is granted for any role of the app, unevaluated, and the session's requests are not authorized either.
  */
 import { ServedSts } from '../aws/sts-endpoint';

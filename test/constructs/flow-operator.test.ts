@@ -24,14 +24,14 @@ function flowStack(): { app: App; stack: Stack; flow: IdempotentEventFlow } {
 const OUTBOX_ARN = { 'Fn::GetAtt': [Match.stringLikeRegexp('^PaymentsOutboxTable'), 'Arn'] };
 
 describe('flow.grantOperator', () => {
-  test("a role of the flow's account gets GetItem, Scan and DescribeTimeToLive on the outbox table in its own policy, and no role is created", () => {
+  test("a role of the flow's account gets GetItem, Scan, DescribeTimeToLive and DescribeTable on the outbox table in its own policy, and no role is created", () => {
     const { stack, flow } = flowStack();
     const oncall = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     flow.grantOperator(oncall);
     const template = Template.fromStack(stack);
     template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: stack.getLogicalId(oncall.node.defaultChild as iam.CfnRole) }],
-      PolicyDocument: { Statement: [{ Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'], Resource: OUTBOX_ARN }] },
+      PolicyDocument: { Statement: [{ Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'], Resource: OUTBOX_ARN }] },
     });
     expect(Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.includes('CrossAccountOperator'))).toEqual([]);
     expect(flow.crossAccountOperatorRole('111111111111')).toBeUndefined();
@@ -51,7 +51,7 @@ describe('flow.grantOperator', () => {
     });
     template.hasResourceProperties('AWS::IAM::Policy', {
       Roles: [{ Ref: roleId }],
-      PolicyDocument: { Statement: [{ Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'], Resource: OUTBOX_ARN }] },
+      PolicyDocument: { Statement: [{ Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'], Resource: OUTBOX_ARN }] },
     });
     // nothing else is granted to it: one policy, one statement; and no statement of the stack allows '*'
     expect(Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }))).toHaveLength(1);

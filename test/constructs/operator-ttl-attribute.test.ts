@@ -1,6 +1,7 @@
 /**
  * The outbox's TTL attribute, for `replay` and `fence replay` (which never send an item past it): `grantOperator` gives
- * `dynamodb:DescribeTimeToLive` on the outbox table (its ARN only) beside the read, and the flow's and its subscribers'
+ * `dynamodb:DescribeTimeToLive` and `dynamodb:DescribeTable` (whether a TTL-off table was restored) on the outbox table
+ * (its ARN only) beside the read, and the flow's and its subscribers'
  * Operator outputs name the attribute (`outboxTimeToLiveAttribute`), so the operator's CLI need not ask DynamoDB nor
  * guess it. Template assertions pin the grant and the outputs.
  */
@@ -18,7 +19,7 @@ const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer
 
 const FLOW_ENV = { account: '111111111111', region: 'eu-west-1' };
 const OTHER_ACCOUNT = { account: '222222222222', region: 'eu-west-1' };
-const OPERATOR_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'];
+const OPERATOR_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'];
 
 function app(): App {
   return new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
@@ -37,8 +38,8 @@ function outputValue(stack: Stack, prefix: string): string {
   return JSON.stringify(entries[0]![1].Value);
 }
 
-describe('grantOperator grants DescribeTimeToLive on the outbox table', () => {
-  test("a role of the flow's account: GetItem, Scan and DescribeTimeToLive, on the outbox table's ARN only", () => {
+describe('grantOperator grants DescribeTimeToLive and DescribeTable on the outbox table', () => {
+  test("a role of the flow's account: GetItem, Scan, DescribeTimeToLive and DescribeTable, on the outbox table's ARN only", () => {
     const stack = new Stack(app(), 'Payments', { env: FLOW_ENV });
     const flow = flowIn(stack);
     const oncall = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
@@ -58,7 +59,7 @@ describe('grantOperator grants DescribeTimeToLive on the outbox table', () => {
     });
   });
 
-  test("a principal of another account: the role it assumes holds the same three actions on the outbox table", () => {
+  test("a principal of another account: the role it assumes holds the same four actions on the outbox table", () => {
     const stack = new Stack(app(), 'Payments', { env: FLOW_ENV });
     const flow = flowIn(stack);
     flow.grantOperator(new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall'));

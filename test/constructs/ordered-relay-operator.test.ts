@@ -38,7 +38,7 @@ function statementsOf(template: Template, roleId: string): unknown[] {
 }
 
 describe('OrderedRelay.grantOperator', () => {
-  test("a role of the relay's account gets exactly GetItem, Scan and DescribeTimeToLive on the outbox table in its own policy, and no role is created", () => {
+  test("a role of the relay's account gets exactly GetItem, Scan, DescribeTimeToLive and DescribeTable on the outbox table in its own policy, and no role is created", () => {
     const { stack, relay, outboxTable } = relayStack();
     const oncall = new iam.Role(stack, 'OnCall', { assumedBy: new iam.AccountRootPrincipal() });
     relay.grantOperator(oncall);
@@ -46,7 +46,7 @@ describe('OrderedRelay.grantOperator', () => {
     expect(statementsOf(template, stack.getLogicalId(oncall.node.defaultChild as iam.CfnRole))).toEqual([
       { Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: [...OUTBOX_OPERATOR_ACTIONS], Resource: tableArn(stack, outboxTable) },
     ]);
-    expect(OUTBOX_OPERATOR_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive']);
+    expect(OUTBOX_OPERATOR_ACTIONS).toEqual(['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable']);
     expect(Object.keys(template.findResources('AWS::IAM::Role')).filter((id) => id.includes('CrossAccountOperator'))).toEqual([]);
     expect(relay.crossAccountOperatorRole('111111111111')).toBeUndefined();
   });
@@ -66,7 +66,7 @@ describe('OrderedRelay.grantOperator', () => {
     expect(template.toJSON().Resources[roleId].Properties.Description).toBe('Operators of account 222222222222: read the outbox of OrderedRelay Fulfilment/Ordered (idempotent-event-flow replay), nothing else');
     // nothing else: one statement, the outbox table's read (no stream, no index, no topic, no queue, no write)
     expect(statementsOf(template, roleId)).toEqual([
-      { Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'], Resource: tableArn(stack, outboxTable) },
+      { Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'], Resource: tableArn(stack, outboxTable) },
     ]);
     const outputs = Object.entries(template.findOutputs('*')).filter(([id]) => id.startsWith('OrderedCrossAccountOperator222222222222RoleArn'));
     expect(outputs.map(([, output]) => (output as { Value: unknown }).Value)).toEqual([{ 'Fn::GetAtt': [roleId, 'Arn'] }]);
@@ -107,7 +107,7 @@ describe('OrderedRelay.grantOperator', () => {
     relay.grantOperator(new iam.ArnPrincipal('arn:aws:iam::222222222222:role/shipping-oncall'));
     const roleId = stack.getLogicalId(relay.crossAccountOperatorRole('222222222222')!.node.defaultChild as iam.CfnRole);
     expect(statementsOf(Template.fromStack(stack), roleId)).toEqual([
-      { Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive'], Resource: tableArn(stack, outboxTable) },
+      { Sid: 'IdempotentEventFlowGrantOperator', Effect: 'Allow', Action: ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:DescribeTimeToLive', 'dynamodb:DescribeTable'], Resource: tableArn(stack, outboxTable) },
       expect.objectContaining({
         Effect: 'Allow',
         Action: 'kms:Decrypt',

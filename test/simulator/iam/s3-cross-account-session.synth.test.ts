@@ -14,6 +14,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { localBucketName } from '../../../simulator/aws/s3-local';
 import { FlowAccess } from '../../../simulator/iam/flow-access';
@@ -30,6 +31,9 @@ const READER = 'ledger-payload-reader';
 const READER_ARN = `arn:aws:iam::${TEAM.account}:role/${READER}`;
 const BUCKET_NAME = `ief-payload-test-${FLOW.account}-${FLOW.region}`;
 const OBJECT = 'event-data/0a1b/2c3d';
+/** A third account's team: its reader role is granted the receive of Ledger's dead letters by the queue's policy, its on-call role nothing. */
+const ANALYTICS = '333333333333';
+const DEAD_LETTERS = 'ledger-dead-letters';
 
 /** Which of the three statements the app leaves out. */
 type Missing = 'none' | 'bucket-grant' | 'key-statement' | 'identity-policy' | 'grant-on-unfilled-key';
@@ -43,7 +47,7 @@ afterAll(async () => {
 });
 
 /** Synthesizes the two stacks without `missing`, reads the assembly as a served run does, and returns its S3 check and a session of the reader role. */
-async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess['s3Check']>; bucket: { readonly key: string }; session: string }> {
+async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess['s3Check']>; sqsCheck: ReturnType<FlowAccess['sqsCheck']>; bucket: { readonly key: string }; queue: { readonly model: { readonly key: string } }; session: string }> {
   const directory = mkdtempSync(path.join(tmpdir(), 'ief-s3-cross-account-session-'));
   const app = new App({ outdir: directory });
   const flow = new Stack(app, 'Payments', { env: FLOW });
@@ -65,6 +69,8 @@ async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess[
     role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: [`arn:aws:s3:::${BUCKET_NAME}/event-data/*`] }));
     role.addToPolicy(new iam.PolicyStatement({ actions: ['kms:Decrypt'], resources: [`arn:aws:kms:${FLOW.region}:${FLOW.account}:key/*`] }));
   }
+  const deadLetters = new sqs.Queue(team, 'DeadLetters', { queueName: DEAD_LETTERS });
+  deadLetters.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ArnPrincipal(`arn:aws:iam::${ANALYTICS}:role/analytics-reader`)], actions: ['sqs:ReceiveMessage'], resources: [deadLetters.queueArn] }));
   app.synth();
   const model = readAssembly(directory);
   const names = new LocalResourceNames(REGION, model.environments);
@@ -73,6 +79,8 @@ async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess[
     const name = localBucketName(modelled);
     names.register(modelled.key, { ref: name, attributes: { Arn: `arn:aws:s3:::${name}` } });
   }
+  const queueKey = Object.keys(model.access!.resources).find((resourceKey) => resourceKey.startsWith('Ledger/DeadLetters'))!;
+  names.register(queueKey, { ref: `http://127.0.0.1:1/${TEAM.account}/${DEAD_LETTERS}`, attributes: { Arn: `arn:aws:sqs:${TEAM.region}:${TEAM.account}:${DEAD_LETTERS}` } });
   const access = new FlowAccess(model.access!, names, new Map(), engine);
   const sessions = servedSessions(access, 'http://127.0.0.1:1');
   opened.push({ directory, sessions });
@@ -86,7 +94,7 @@ async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess[
   });
   const session = /<AccessKeyId>([^<]+)<\/AccessKeyId>/.exec(String(answer.body))?.[1];
   expect(session, String(answer.body)).toBeDefined();
-  return { check: access.s3Check(), bucket: { key: model.buckets![0]!.key }, session: session! };
+  return { check: access.s3Check(), sqsCheck: access.sqsCheck(), bucket: { key: model.buckets![0]!.key }, queue: { model: { key: queueKey } }, session: session! };
 }
 
 describe("the served S3 check of a session of another account's role, reading the flow's payload bucket", () => {
@@ -118,5 +126,33 @@ describe("the served S3 check of a session of another account's role, reading th
   test("with the flow's two statements but no identity policy in the role's own account, the read is refused: across accounts both sides must allow", async () => {
     const { check, bucket, session } = await served('identity-policy');
     expect(await check({ accessKeyId: session, operation: 'GetObject', bucket, objectKey: OBJECT, headers: {} })).toMatch(/not authorized to perform: s3:GetObject/);
+  });
+});
+
+describe("requests signed with a team's own key (the served run's <account>.<role>, no session): evaluated as that principal, as AWS would", () => {
+  test("the ledger team's on-call role reads no object of the flow's bucket: the bucket grant names only the reader role (AccessDenied naming the caller and s3:GetObject)", async () => {
+    const { check, bucket } = await served('none');
+    expect(await check({ accessKeyId: `${TEAM.account}.ledger-oncall`, operation: 'GetObject', bucket, objectKey: OBJECT, headers: {} })).toMatch(
+      new RegExp(`^User: ${ONCALL} is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::${BUCKET_NAME}/event-data/0a1b/2c3d because the resource policy of \\S+ does not allow ${ONCALL} of account ${TEAM.account}`),
+    );
+    // nor the account's root
+    expect(await check({ accessKeyId: TEAM.account, operation: 'GetObject', bucket, objectKey: OBJECT, headers: {} })).toMatch(/not authorized to perform: s3:GetObject/);
+  });
+
+  test("a key naming a role of the app (the reader) is evaluated under that role's policies: it reads with its grants, and is refused without its identity policy", async () => {
+    const granted = await served('none');
+    expect(await granted.check({ accessKeyId: `${TEAM.account}.${READER}`, operation: 'GetObject', bucket: granted.bucket, objectKey: OBJECT, headers: {} })).toBeUndefined();
+    const ungranted = await served('identity-policy');
+    expect(await ungranted.check({ accessKeyId: `${TEAM.account}.${READER}`, operation: 'GetObject', bucket: ungranted.bucket, objectKey: OBJECT, headers: {} })).toMatch(/not authorized to perform: s3:GetObject/);
+  });
+
+  test("another account's team reads Ledger's dead letters only when the queue's policy grants its role; Ledger's own team is not evaluated (its identity policy is not known)", async () => {
+    const { sqsCheck, queue } = await served('none');
+    expect(await sqsCheck({ accessKeyId: `${ANALYTICS}.analytics-oncall`, action: 'ReceiveMessage', queue })).toMatch(
+      new RegExp(`^User: arn:aws:iam::${ANALYTICS}:role/analytics-oncall is not authorized to perform: sqs:ReceiveMessage on resource: arn:aws:sqs:${TEAM.region}:${TEAM.account}:${DEAD_LETTERS}`),
+    );
+    expect(await sqsCheck({ accessKeyId: `${ANALYTICS}.analytics-oncall`, action: 'GetQueueAttributes', queue })).toMatch(/not authorized to perform: sqs:GetQueueAttributes/);
+    expect(await sqsCheck({ accessKeyId: `${ANALYTICS}.analytics-reader`, action: 'ReceiveMessage', queue })).toBeUndefined();
+    expect(await sqsCheck({ accessKeyId: `${TEAM.account}.ledger-oncall`, action: 'ReceiveMessage', queue })).toBeUndefined();
   });
 });

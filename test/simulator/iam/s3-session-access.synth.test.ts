@@ -93,7 +93,14 @@ describe("the served S3 check of a session's requests", () => {
     expect(await check({ accessKeyId: reader, operation: 'GetObject', bucket, objectKey: 'elsewhere/x', headers: {} })).toMatch(/not authorized to perform: s3:GetObject/);
   });
 
-  test('a request signed by an access key that is neither a function nor a session (an operator of the app) is still not evaluated', async () => {
-    expect(await access.s3Check()({ accessKeyId: '222222222222.ledger-oncall', operation: 'GetObject', bucket, objectKey: KEY, headers: {} })).toBeUndefined();
+  test("a request signed by an operator's own key of the bucket's account (a principal outside the app) is still not evaluated: its identity policy is not known", async () => {
+    const account = new IamNames(names, model.access!.resources, new Map()).accountOf(bucket.key);
+    expect(await access.s3Check()({ accessKeyId: `${account}.payloads-oncall`, operation: 'GetObject', bucket, objectKey: KEY, headers: {} })).toBeUndefined();
+  });
+
+  test("a request signed by another account's own key (not a session) is refused: the bucket policy grants that account nothing", async () => {
+    expect(await access.s3Check()({ accessKeyId: '222222222222.ledger-oncall', operation: 'GetObject', bucket, objectKey: KEY, headers: {} })).toMatch(
+      /^User: arn:aws:iam::222222222222:role\/ledger-oncall is not authorized to perform: s3:GetObject on resource: arn:aws:s3:::payloads-bucket[a-z0-9-]*\/event-data\/0a1b\/2c3d because the resource policy of \S+ does not allow arn:aws:iam::222222222222:role\/ledger-oncall of account 222222222222/,
+    );
   });
 });
