@@ -13,7 +13,7 @@ import { carrySourceRefusalStart } from '../../operator/cli/fence-carry-proof';
 import { createInbox, createOutbox } from '../support/proof/tables';
 import { sqsRecord } from '../lambda/helpers';
 import { cliAt } from './operator-services';
-import { aMinuteAgo, cli, client, clock, consumer, emit, endpoint, id, items, original, outbox, output, queue, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
+import { aMinuteAgo, cli, client, clock, consumer, emit, endpoint, id, items, itemsOf, original, outbox, output, queue, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Restored';
 useInboxRestoreWorld({ subscriber: SUBSCRIBER });
@@ -46,7 +46,7 @@ describe('fence carry from a wrong table', () => {
     const mine = await emit(aggregateId, 'opened');
     await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
     // the restored table holds this aggregate's items only (its fence and the record of E): E is all it has in common
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     expect((await items(restored.inboxTableName)).length).toBeGreaterThanOrEqual(2);
     const otherInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
     const otherOutbox = await createOutbox(client, { eventSource: 'other', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
@@ -71,7 +71,7 @@ describe('fence carry from a wrong table', () => {
     // this flow commits more of the aggregate (its head passes what the shadow applied)
     for (const step of ['credited', 'debited', 'credited again', 'closed']) await emit(aggregateId, step);
     // the restored table holds this aggregate's items only: the fence at 1 and the record of E
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     // the shadow: E replayed into it at the same aggregate and sequence, then its own #2..#4 of the aggregate applied
     const shadowInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
     const shadowOutbox = await createOutbox(client, { eventSource: 'shadow', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
@@ -96,7 +96,7 @@ describe('fence carry from a wrong table', () => {
     const aggregateId = id('records-only');
     const mine = await emit(aggregateId, 'opened');
     await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     const record = (await items(original.inboxTableName)).find((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id))!;
     // other tables without a fence: one lacks the record, one holds it at another aggregate and sequence
     const lacking = await restoredInbox([]);

@@ -14,19 +14,14 @@ import { carryOutputMismatch } from '../../operator/cli/fence-command';
 import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { createInbox, createOutbox } from '../support/proof/tables';
 import { sqsRecord } from '../lambda/helpers';
-import { aMinuteAgo, cli, client, consumer, drain, emit, id, items, ledger, original, outbox, output, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
+import { aMinuteAgo, cli, client, consumer, drain, emit, id, items, ledger, original, outbox, output, restoredInbox, threeAppliedRestoredAfterFirst, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Restored';
 useInboxRestoreWorld({ subscriber: SUBSCRIBER });
 
 describe('RO12-4: an inbox table restored or replaced under an ordered subscriber', () => {
   test("restored to a point in time: 'fence replay' refuses (the events after the fence may be applied); 'fence carry' from the table restored from moves the fences forward, and nothing applies twice", async () => {
-    const aggregateId = id('restored');
-    const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
-    const before = consumer(original, aMinuteAgo);
-    await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
-    const restorePoint = await items(original.inboxTableName);
-    for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+    const { aggregateId, events, restorePoint } = await threeAppliedRestoredAfterFirst('restored');
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40']);
 
     // the inbox table restored to after 'opened', into a new table the subscriber now uses
@@ -56,12 +51,7 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
   });
 
   test("restored and not carried: 'fence list' advises 'fence carry' first, a skip only when the table restored from is gone; once carried, nothing is held", async () => {
-    const aggregateId = id('listed');
-    const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
-    const before = consumer(original, aMinuteAgo);
-    await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
-    const restorePoint = await items(original.inboxTableName);
-    for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+    const { aggregateId, restorePoint } = await threeAppliedRestoredAfterFirst('listed');
     const restored = await restoredInbox(restorePoint);
     const listed = await cli('fence', 'list', SUBSCRIBER, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
     expect(listed).toMatchObject({ code: 0, stderr: '' });

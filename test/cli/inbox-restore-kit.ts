@@ -19,6 +19,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { ledgerSteps, stepLedgerConsumer } from '../support/step-ledger';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { sqsRecord } from '../lambda/helpers';
 import { cli as runCli, deliverOnce } from './operator-services';
 
 /** The DynamoDB Local client (destroyed after the file's tests). */
@@ -129,3 +130,22 @@ export async function drain(inbox: ConsumerConfig): Promise<void> {
 
 /** A new aggregate id, `account-<name>-<now>-<random>`. */
 export const id = (name: string): string => `account-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+
+/**
+ * A new aggregate `name`: events `opened`, `credited 100` and `debited 40` written a minute ago and all applied on the
+ * original inbox table, and `restorePoint`, what that table held after `opened` only (what a restore to then holds).
+ */
+export async function threeAppliedRestoredAfterFirst(name: string): Promise<{ aggregateId: string; events: OrderedEnvelope[]; restorePoint: Array<Record<string, unknown>> }> {
+  const aggregateId = id(name);
+  const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
+  const before = consumer(original, aMinuteAgo);
+  await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
+  const restorePoint = await items(original.inboxTableName);
+  for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+  return { aggregateId, events, restorePoint };
+}
+
+/** The items of inbox table `table` of aggregate `aggregateId` and event `eventId` only (its fence and the event's record). */
+export async function itemsOf(table: string, aggregateId: string, eventId: string): Promise<Array<Record<string, unknown>>> {
+  return (await items(table)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(eventId) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId));
+}

@@ -6,7 +6,7 @@
  */
 import { expect, test } from 'vitest';
 import { sqsRecord } from '../lambda/helpers';
-import { aMinuteAgo, cli, consumer, dlq, drain, emit, id, items, ledger, original, outbox, output, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
+import { aMinuteAgo, cli, consumer, dlq, drain, emit, id, items, ledger, original, outbox, output, restoredInbox, threeAppliedRestoredAfterFirst, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Ro13Redrive';
 useInboxRestoreWorld({ subscriber: SUBSCRIBER, deadLetterQueue: true });
@@ -42,12 +42,7 @@ for (const command of ['dlq redrive', 'fence redrive'] as const) {
 }
 
 test('a carry record copied by a second restore is not trusted: fence replay refuses until the fences are carried into the new table', async () => {
-  const aggregateId = id('twice');
-  const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
-  const before = consumer(original, aMinuteAgo);
-  await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
-  const firstPoint = await items(original.inboxTableName);
-  for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+  const { aggregateId, restorePoint: firstPoint } = await threeAppliedRestoredAfterFirst('twice');
   // first restore, done by the runbook: T2, fences carried from T1
   const t2 = await restoredInbox(firstPoint);
   expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', t2.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes')).code).toBe(0);
