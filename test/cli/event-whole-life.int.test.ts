@@ -4,8 +4,8 @@
  * (finding 1), replay's age of an event dated in the future (finding 2), and dead letters that arrive while a redrive
  * runs (finding 5).
  */
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import type { ProducerConfig } from '../../lambda/config';
 import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead-letter';
@@ -15,27 +15,23 @@ import { outboxKeyValue } from '../../lambda/producer/outbox-item';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { putOutboxItem } from '../support/outbox-items';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, cliAt, countingConsumer, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, countingConsumer, deliverOnce, type OperatorServices } from './operator-services';
+import { DAY_MS, startServices, useServicesPerTest } from './replay-outbox-kit';
 
 const SUBSCRIBER = 'billing';
-const DAY_MS = 86_400_000;
 
 let inboxTable: string;
 let effectsTable: string;
-let services: OperatorServices | undefined;
 
 beforeEach(async () => {
   inboxTable = uniqueTableName('cli-life-inbox');
   await createInboxTable(localClient(), inboxTable);
   effectsTable = await createKeyedTable(localClient(), 'cli-life-effects');
 });
-
-afterEach(async () => {
-  await services?.stop();
-  services = undefined;
-});
+useServicesPerTest();
 
 const documents = () => DynamoDBDocumentClient.from(localClient());
 
@@ -92,7 +88,7 @@ describe('finding 1: a blocked message whose body is kept on its record, and who
   const resolveArgs = (id: string) => ['blocked', 'resolve', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', id, '--step', 'effect', '--status', 'TRY_AGAIN'];
 
   test('resolve TRY_AGAIN sends the kept body back to the subscriber queue, and the effect runs once', async () => {
-    const s = (services = await startOperatorServices('KeptBody'));
+    const s = await startServices('KeptBody');
     const consumer = await onlyCopyOnTheRecord(s, 'evt-kept');
 
     const resolved = await cli(s, ...resolveArgs('evt-kept'), '--queue', s.queue.address.url);
@@ -109,7 +105,7 @@ describe('finding 1: a blocked message whose body is kept on its record, and who
   });
 
   test('blocked requeue sends the body a resolved record keeps again (a send that failed, say); the second copy is a duplicate', async () => {
-    const s = (services = await startOperatorServices('Requeue'));
+    const s = await startServices('Requeue');
     const consumer = await onlyCopyOnTheRecord(s, 'evt-requeue');
     expect((await cli(s, ...resolveArgs('evt-requeue'), '--queue', s.queue.address.url)).code).toBe(0);
 
@@ -125,7 +121,7 @@ describe('finding 1: a blocked message whose body is kept on its record, and who
   });
 
   test('resolve TRY_AGAIN of a record that keeps the only copy refuses (exit 3) without --queue, and changes nothing', async () => {
-    const s = (services = await startOperatorServices('KeptBodyNoQueue'));
+    const s = await startServices('KeptBodyNoQueue');
     await onlyCopyOnTheRecord(s, 'evt-kept-2');
 
     const refused = await cli(s, ...resolveArgs('evt-kept-2'));
@@ -145,30 +141,12 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
   });
 
   /** An outbox item as the relay reads it, dated `timeMs`, written at `writtenAtMs` (absent: as an older runtime wrote it). */
-  async function outboxItem(id: string, timeMs: number, writtenAtMs: number | undefined): Promise<string> {
-    const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(timeMs).toISOString() }));
-    const key = outboxKeyValue(id);
-    await documents().send(
-      new PutCommand({
-        TableName: outbox.outboxTableName,
-        Item: {
-          pk: key,
-          sk: key,
-          [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
-          [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
-          [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-          [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
-          ...(writtenAtMs === undefined ? {} : { [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs }),
-        },
-      }),
-    );
-    return body;
-  }
+  const outboxItem = (id: string, timeMs: number, writtenAtMs: number | undefined): Promise<string> => putOutboxItem(outbox, { id, timeMs, writtenAtMs });
 
   const replayArgs = (s: OperatorServices, id: string) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d', '--event-id', id, '--yes'];
 
   test('an event applied when written but dated 45 days later is refused 31 days on (its inbox record is gone), and applied once', async () => {
-    const s = (services = await startOperatorServices('FutureDated'));
+    const s = await startServices('FutureDated');
     const consumer = countingBilling(s);
     const writtenAt = s.clock.now();
     const body = await outboxItem('evt-future', writtenAt + 45 * DAY_MS, writtenAt);
@@ -186,7 +164,7 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
   });
 
   test('an outbox item that does not say when it was written (an older runtime) and is dated in the future is refused', async () => {
-    const s = (services = await startOperatorServices('FutureUnknown'));
+    const s = await startServices('FutureUnknown');
     await outboxItem('evt-future-old', s.clock.now() + 45 * DAY_MS, undefined);
 
     const replay = await cli(s, ...replayArgs(s, 'evt-future-old'));
@@ -199,7 +177,7 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
 
 describe('finding 5: a redrive moves only the dead letters it checked', () => {
   test('a dead letter 27 days old that arrives between the check and the move stays in the dead-letter queue', async () => {
-    const s = (services = await startOperatorServices('ArrivesMeanwhile'));
+    const s = await startServices('ArrivesMeanwhile');
     const consumer = countingBilling(s);
     const young = JSON.stringify(envelopeObject({ id: 'evt-young', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() }));
     s.deadLetterQueue.send({ body: young, origin: { via: 'send-message' } });
@@ -257,7 +235,7 @@ describe('finding 8: the commands resolve the subscriber from what was deployed 
   }
 
   test("a redrive measures against the deployed window (20 days), not one typed, and takes every name from the output", async () => {
-    const s = (services = await startOperatorServices('DeployedWindow'));
+    const s = await startServices('DeployedWindow');
     await deadLetter(s, 'evt-10-days', 10);
     await deadLetter(s, 'evt-17-days', 17);
 
@@ -270,7 +248,7 @@ describe('finding 8: the commands resolve the subscriber from what was deployed 
   });
 
   test('a typed flag that disagrees with the output is refused (exit 2), naming both values', async () => {
-    const s = (services = await startOperatorServices('Disagrees'));
+    const s = await startServices('Disagrees');
     const output = operatorOutput(s);
 
     const window = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--deduplication-window', '30d');
@@ -287,7 +265,7 @@ describe('finding 8: the commands resolve the subscriber from what was deployed 
   });
 
   test('without the output, --queue must be the queue whose redrive policy names the dead-letter queue: a typo is refused (exit 3), nothing moves', async () => {
-    const s = (services = await startOperatorServices('Typo'));
+    const s = await startServices('Typo');
     await deadLetter(s, 'evt-typo', 1);
 
     const result = await cli(
@@ -302,7 +280,7 @@ describe('finding 8: the commands resolve the subscriber from what was deployed 
   });
 
   test('a subscriber in aggregate mode gets no redriven copy (exit 3) unless --allow-reapply, with a warning', async () => {
-    const s = (services = await startOperatorServices('Aggregate'));
+    const s = await startServices('Aggregate');
     await deadLetter(s, 'evt-aggregate', 1);
     const output = operatorOutput(s, { processingMode: 'aggregate', deduplicationWindowSeconds: undefined, inboxTable: undefined });
 
@@ -344,7 +322,7 @@ describe('findings 3 and 4: replay knows the subscriber\'s mode and its subscrip
   }
 
   test('finding 3: a range replayed into an aggregate-mode subscriber, whose id list has moved on, is refused (exit 3): the balance stays', async () => {
-    const s = (services = await startOperatorServices('AggregateReplay'));
+    const s = await startServices('AggregateReplay');
     const handler = createAggregateConsumer<{ amount: number }, { balance: number }>({
       client: localClient(),
       config: { subscriberName: SUBSCRIBER },
@@ -375,7 +353,7 @@ describe('findings 3 and 4: replay knows the subscriber\'s mode and its subscrip
   });
 
   test('finding 4: a replay sends only what the subscription\'s filter policy takes (type and source); the rest is listed as not for it', async () => {
-    const s = (services = await startOperatorServices('FilteredReplay'));
+    const s = await startServices('FilteredReplay');
     const [since, until] = [new Date(s.clock.now() - 60_000).toISOString(), new Date(s.clock.now() + 60_000).toISOString()];
     await produce(s, [
       { id: 'evt-ours', type: 'OrderPlaced' },

@@ -6,103 +6,21 @@
  * simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
  */
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
-import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
-import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import { createLogger } from '../../lambda/logger';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, test } from 'vitest';
+import type { ConsumerConfig } from '../../lambda/config';
+import type { OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import { INBOX_RESTORE_ADVICE } from '../../operator/cli/inbox-restore-check';
 import { UNCARRIED_INBOX_ADVICE } from '../../operator/cli/blocked-aggregates';
 import { ACCEPTED_REASON_ATTRIBUTE } from '../../operator/cli/fence-accept';
 import { fenceCarryKey } from '../../lambda/contract/ordered-wire-format';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { createInbox } from '../support/proof/tables';
 import { sqsRecord } from '../lambda/helpers';
-import { cliAt, cli as runCli, deliverOnce } from './operator-services';
+import { cliAt } from './operator-services';
+import { aMinuteAgo, cli, client, clock, consumer, documents, drain, emit, endpoint, id, items, ledger, outbox, output, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Restored';
-const client = localClient();
-const documents = DynamoDBDocumentClient.from(client);
-const clock = frozenClock();
-/** The deliveries before the restore happened a minute ago (the restored table is created after them). */
-const aMinuteAgo = () => new Date(Date.now() - 60_000);
-let endpoint: SqsEndpoint;
-let queue: SimulatedQueue;
-let outbox: ProducerConfig;
-let ledgerTable: string;
-
-beforeAll(async () => {
-  const byUrl = new Map<string, SimulatedQueue>();
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('Restored.fifo', { fifo: true, queueName: 'Restored.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
-  [outbox, ledgerTable] = await Promise.all([
-    createOutbox(client, { eventSource: 'accounts', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createKeyedTable(client, 'restored-ledger'),
-  ]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
-});
-
-const cli = (...args: string[]) => runCli({ clock, endpoint }, ...args);
-
-function consumer(inbox: ConsumerConfig, now?: () => Date) {
-  return createOrderedConsumer<{ step: string }>({
-    client,
-    config: inbox,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    ...(now === undefined ? {} : { now }),
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
-}
-
-async function ledger(aggregateId: string): Promise<string[]> {
-  const item = (await documents.send(new GetCommand({ TableName: ledgerTable, Key: { pk: aggregateId }, ConsistentRead: true }))).Item;
-  return (item?.steps as string[] | undefined) ?? [];
-}
-
-async function emit(aggregateId: string, step: string): Promise<OrderedEnvelope> {
-  const [envelope] = await new OrderedOutbox({ client, config: outbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });
-  return envelope!;
-}
-
-async function items(table: string): Promise<Array<Record<string, unknown>>> {
-  return (await documents.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [];
-}
-
-/** A new inbox table holding `snapshot` (what a point-in-time restore into a new table holds). */
-async function restoredInbox(snapshot: ReadonlyArray<Record<string, unknown>>): Promise<ConsumerConfig> {
-  const restored = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
-  for (const item of snapshot) await documents.send(new PutCommand({ TableName: restored.inboxTableName, Item: item }));
-  return restored;
-}
-
-function output(inbox: ConsumerConfig): string {
-  return JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outbox.outboxTableName, inboxTable: inbox.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url}-dlq`,
-  });
-}
-
-async function drain(inbox: ConsumerConfig): Promise<void> {
-  while ((await deliverOnce(queue, consumer(inbox))) > 0);
-}
-
-const id = (name: string): string => `account-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+useInboxRestoreWorld({ subscriber: SUBSCRIBER });
 
 
 const REASON = 'old inbox table deleted; ledger checked: opened applied, nothing after';

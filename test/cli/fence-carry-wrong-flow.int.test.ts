@@ -5,96 +5,18 @@
  * DynamoDB Local and the simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { describe, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { ORDERED_INBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import { createLogger } from '../../lambda/logger';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { carrySourceRefusalStart } from '../../operator/cli/fence-carry-proof';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { createInbox, createOutbox } from '../support/proof/tables';
 import { sqsRecord } from '../lambda/helpers';
-import { cli as runCli, cliAt } from './operator-services';
+import { cliAt } from './operator-services';
+import { aMinuteAgo, cli, client, clock, consumer, emit, endpoint, id, items, itemsOf, original, outbox, output, queue, restoredInbox, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Restored';
-const client = localClient();
-const documents = DynamoDBDocumentClient.from(client);
-const clock = frozenClock();
-/** The deliveries before the restore happened a minute ago (the restored table is created after them). */
-const aMinuteAgo = () => new Date(Date.now() - 60_000);
-let endpoint: SqsEndpoint;
-let queue: SimulatedQueue;
-let outbox: ProducerConfig;
-let original: ConsumerConfig;
-let ledgerTable: string;
-
-beforeAll(async () => {
-  const byUrl = new Map<string, SimulatedQueue>();
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('Restored.fifo', { fifo: true, queueName: 'Restored.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
-  [outbox, original, ledgerTable] = await Promise.all([
-    createOutbox(client, { eventSource: 'accounts', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
-    createKeyedTable(client, 'restored-ledger'),
-  ]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
-});
-
-const cli = (...args: string[]) => runCli({ clock, endpoint }, ...args);
-
-function consumer(inbox: ConsumerConfig, now?: () => Date) {
-  return createOrderedConsumer<{ step: string }>({
-    client,
-    config: inbox,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    ...(now === undefined ? {} : { now }),
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
-}
-
-
-async function emit(aggregateId: string, step: string): Promise<OrderedEnvelope> {
-  const [envelope] = await new OrderedOutbox({ client, config: outbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });
-  return envelope!;
-}
-
-async function items(table: string): Promise<Array<Record<string, unknown>>> {
-  return (await documents.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [];
-}
-
-/** A new inbox table holding `snapshot` (what a point-in-time restore into a new table holds). */
-async function restoredInbox(snapshot: ReadonlyArray<Record<string, unknown>>): Promise<ConsumerConfig> {
-  const restored = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
-  for (const item of snapshot) await documents.send(new PutCommand({ TableName: restored.inboxTableName, Item: item }));
-  return restored;
-}
-
-function output(inbox: ConsumerConfig): string {
-  return JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outbox.outboxTableName, inboxTable: inbox.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url}-dlq`,
-  });
-}
-
-
-const id = (name: string): string => `account-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+useInboxRestoreWorld({ subscriber: SUBSCRIBER });
 describe('fence carry from a wrong table', () => {
   test("another environment's Operator output (same subscriber name, naming its own inbox) proves carrying its fences into this flow's replaced table", async () => {
     const aggregateId = id('env');
@@ -124,7 +46,7 @@ describe('fence carry from a wrong table', () => {
     const mine = await emit(aggregateId, 'opened');
     await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
     // the restored table holds this aggregate's items only (its fence and the record of E): E is all it has in common
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     expect((await items(restored.inboxTableName)).length).toBeGreaterThanOrEqual(2);
     const otherInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
     const otherOutbox = await createOutbox(client, { eventSource: 'other', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
@@ -149,7 +71,7 @@ describe('fence carry from a wrong table', () => {
     // this flow commits more of the aggregate (its head passes what the shadow applied)
     for (const step of ['credited', 'debited', 'credited again', 'closed']) await emit(aggregateId, step);
     // the restored table holds this aggregate's items only: the fence at 1 and the record of E
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     // the shadow: E replayed into it at the same aggregate and sequence, then its own #2..#4 of the aggregate applied
     const shadowInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
     const shadowOutbox = await createOutbox(client, { eventSource: 'shadow', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
@@ -174,7 +96,7 @@ describe('fence carry from a wrong table', () => {
     const aggregateId = id('records-only');
     const mine = await emit(aggregateId, 'opened');
     await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
-    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const restored = await restoredInbox(await itemsOf(original.inboxTableName, aggregateId, mine.id));
     const record = (await items(original.inboxTableName)).find((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id))!;
     // other tables without a fence: one lacks the record, one holds it at another aggregate and sequence
     const lacking = await restoredInbox([]);

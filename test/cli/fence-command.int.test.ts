@@ -6,14 +6,13 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
-import { createLogger } from '../../lambda/logger';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import { deduplicationWindowKey } from '../../lambda/contract/ordered-wire-format';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
+import { ledgerSteps, stepLedgerConsumer } from '../support/step-ledger';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../operator/cli/replay-needs-output';
@@ -68,25 +67,9 @@ afterAll(async () => {
   await endpoint.stop();
 });
 
-const consumer = () =>
-  createOrderedConsumer<{ step: string }>({
-    client,
-    config: inboxConfig,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
+const consumer = () => stepLedgerConsumer(client, inboxConfig, ledgerTable);
 
-async function ledger(aggregateId: string): Promise<string[]> {
-  const item = (await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: ledgerTable, Key: { pk: aggregateId } }))).Item;
-  return (item?.steps as string[] | undefined) ?? [];
-}
+const ledger = (aggregateId: string): Promise<string[]> => ledgerSteps(client, ledgerTable, aggregateId);
 
 function deadLetter(envelope: OrderedEnvelope, into: SimulatedQueue = deadLetterQueue): void {
   into.send({ body: JSON.stringify(envelope), messageGroupId: envelope.partitionkey, messageDeduplicationId: `${envelope.id}-dl`, origin: { via: 'sns' } });

@@ -4,115 +4,24 @@
  * events again; `fence carry` brings the fences forward from the table restored from. Against DynamoDB Local and the
  * simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
  */
-import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { describe, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
-import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import { createLogger } from '../../lambda/logger';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { OrderedOutbox } from '../../lambda/ordered/ordered-outbox';
 import { INBOX_RESTORE_ADVICE } from '../../operator/cli/inbox-restore-check';
 import { UNCARRIED_INBOX_ADVICE } from '../../operator/cli/blocked-aggregates';
 import { carrySourceRefusalStart } from '../../operator/cli/fence-carry-proof';
 import { carryOutputMismatch } from '../../operator/cli/fence-command';
 import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { createInbox, createOutbox } from '../support/proof/tables';
 import { sqsRecord } from '../lambda/helpers';
-import { cli as runCli, deliverOnce } from './operator-services';
+import { aMinuteAgo, cli, client, consumer, drain, emit, id, items, ledger, original, outbox, output, restoredInbox, threeAppliedRestoredAfterFirst, useInboxRestoreWorld } from './inbox-restore-kit';
 
 const SUBSCRIBER = 'Restored';
-const client = localClient();
-const documents = DynamoDBDocumentClient.from(client);
-const clock = frozenClock();
-/** The deliveries before the restore happened a minute ago (the restored table is created after them). */
-const aMinuteAgo = () => new Date(Date.now() - 60_000);
-let endpoint: SqsEndpoint;
-let queue: SimulatedQueue;
-let outbox: ProducerConfig;
-let original: ConsumerConfig;
-let ledgerTable: string;
-
-beforeAll(async () => {
-  const byUrl = new Map<string, SimulatedQueue>();
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('Restored.fifo', { fifo: true, queueName: 'Restored.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
-  [outbox, original, ledgerTable] = await Promise.all([
-    createOutbox(client, { eventSource: 'accounts', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
-    createKeyedTable(client, 'restored-ledger'),
-  ]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
-});
-
-const cli = (...args: string[]) => runCli({ clock, endpoint }, ...args);
-
-function consumer(inbox: ConsumerConfig, now?: () => Date) {
-  return createOrderedConsumer<{ step: string }>({
-    client,
-    config: inbox,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    ...(now === undefined ? {} : { now }),
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
-}
-
-async function ledger(aggregateId: string): Promise<string[]> {
-  const item = (await documents.send(new GetCommand({ TableName: ledgerTable, Key: { pk: aggregateId }, ConsistentRead: true }))).Item;
-  return (item?.steps as string[] | undefined) ?? [];
-}
-
-async function emit(aggregateId: string, step: string): Promise<OrderedEnvelope> {
-  const [envelope] = await new OrderedOutbox({ client, config: outbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });
-  return envelope!;
-}
-
-async function items(table: string): Promise<Array<Record<string, unknown>>> {
-  return (await documents.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [];
-}
-
-/** A new inbox table holding `snapshot` (what a point-in-time restore into a new table holds). */
-async function restoredInbox(snapshot: ReadonlyArray<Record<string, unknown>>): Promise<ConsumerConfig> {
-  const restored = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
-  for (const item of snapshot) await documents.send(new PutCommand({ TableName: restored.inboxTableName, Item: item }));
-  return restored;
-}
-
-function output(inbox: ConsumerConfig): string {
-  return JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outbox.outboxTableName, inboxTable: inbox.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url}-dlq`,
-  });
-}
-
-async function drain(inbox: ConsumerConfig): Promise<void> {
-  while ((await deliverOnce(queue, consumer(inbox))) > 0);
-}
-
-const id = (name: string): string => `account-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+useInboxRestoreWorld({ subscriber: SUBSCRIBER });
 
 describe('RO12-4: an inbox table restored or replaced under an ordered subscriber', () => {
   test("restored to a point in time: 'fence replay' refuses (the events after the fence may be applied); 'fence carry' from the table restored from moves the fences forward, and nothing applies twice", async () => {
-    const aggregateId = id('restored');
-    const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
-    const before = consumer(original, aMinuteAgo);
-    await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
-    const restorePoint = await items(original.inboxTableName);
-    for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+    const { aggregateId, events, restorePoint } = await threeAppliedRestoredAfterFirst('restored');
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40']);
 
     // the inbox table restored to after 'opened', into a new table the subscriber now uses
@@ -142,12 +51,7 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
   });
 
   test("restored and not carried: 'fence list' advises 'fence carry' first, a skip only when the table restored from is gone; once carried, nothing is held", async () => {
-    const aggregateId = id('listed');
-    const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
-    const before = consumer(original, aMinuteAgo);
-    await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
-    const restorePoint = await items(original.inboxTableName);
-    for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+    const { aggregateId, restorePoint } = await threeAppliedRestoredAfterFirst('listed');
     const restored = await restoredInbox(restorePoint);
     const listed = await cli('fence', 'list', SUBSCRIBER, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
     expect(listed).toMatchObject({ code: 0, stderr: '' });

@@ -3,11 +3,10 @@
  * the fence takes when the table holds two generations (RO12-3). Against DynamoDB Local and the simulator's SQS, with
  * the real OrderedOutbox, the ordered consumer, carryOrderedHeads and the CLI.
  */
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import { carryOrderedHeads } from '../../operator/ordered/outbox-heads';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
@@ -15,9 +14,9 @@ import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endp
 import { OUTBOX_PROOF_ADVICE } from '../../operator/cli/fence-outbox-proof';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
+import { ledgerSteps, stepLedgerConsumer } from '../support/step-ledger';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { RecordingDeadLetterPublisher, sqsRecord } from '../lambda/helpers';
-import { createLogger } from '../../lambda/logger';
 import { cli as runCli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Proof';
@@ -57,20 +56,7 @@ const cli = (...args: string[]) => runCli({ clock, endpoint }, ...args);
 
 function consumer() {
   const deadLetter = new RecordingDeadLetterPublisher();
-  const handler = createOrderedConsumer<{ step: string }>({
-    client,
-    config: inboxConfig,
-    deadLetter,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
+  const handler = stepLedgerConsumer(client, inboxConfig, ledgerTable, { deadLetter });
   return { handler, deadLetter };
 }
 
@@ -79,10 +65,7 @@ async function deliver(...envelopes: OrderedEnvelope[]): Promise<void> {
   for (const envelope of envelopes) await handler({ Records: [sqsRecord(JSON.stringify(envelope))] });
 }
 
-async function ledger(aggregateId: string): Promise<string[]> {
-  const item = (await documents.send(new GetCommand({ TableName: ledgerTable, Key: { pk: aggregateId }, ConsistentRead: true }))).Item;
-  return (item?.steps as string[] | undefined) ?? [];
-}
+const ledger = (aggregateId: string): Promise<string[]> => ledgerSteps(client, ledgerTable, aggregateId);
 
 async function emit(config: ProducerConfig, aggregateId: string, step: string): Promise<OrderedEnvelope> {
   const [envelope] = await new OrderedOutbox({ client, config }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });

@@ -10,55 +10,29 @@
  * and the simulator's SQS endpoint, with the real CLI in-process.
  */
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ProducerConfig } from '../../lambda/config';
-import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { AGGREGATE_ITEM, OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { beforeEach, describe, expect, test } from 'vitest';
+import { AGGREGATE_ITEM } from '../../lambda/contract/wire-format';
 import { localClient } from '../support/dynamodb-client';
-import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { putOutboxItem } from '../support/outbox-items';
+import { createKeyedTable } from '../support/proof/tables';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
-import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
-import { cli, startOperatorServices, type OperatorServices } from './operator-services';
+import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
+import { cli, type OperatorServices } from './operator-services';
+import { DAY_MS, outbox, startServices, useReplayOutbox } from './replay-outbox-kit';
 import { notAggregateTable } from '../../operator/cli/aggregate-applications';
 
-const DAY_MS = 86_400_000;
-
 let aggregates: string;
-let outbox: ProducerConfig;
-let services: OperatorServices | undefined;
 
+useReplayOutbox();
 beforeEach(async () => {
   aggregates = await createKeyedTable(localClient(), 'cli-aggregates');
-  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
-});
-
-afterEach(async () => {
-  await services?.stop();
-  services = undefined;
 });
 
 const documents = () => DynamoDBDocumentClient.from(localClient());
 
 /** An outbox item of the runtime, written and dated `atMs` (an `OrderBilled` without data unless told); returns its body. */
-async function outboxEvent(id: string, atMs: number, event: { type: string; data: unknown } = { type: 'OrderBilled', data: undefined }): Promise<string> {
-  const key = outboxKeyValue(id);
-  const body = JSON.stringify(envelopeObject({ id, type: event.type, time: new Date(atMs).toISOString(), ...(event.data === undefined ? {} : { data: event.data }) }));
-  await documents().send(
-    new PutCommand({
-      TableName: outbox.outboxTableName,
-      Item: {
-        pk: key,
-        sk: key,
-        [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
-        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
-        [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: event.type,
-        [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: atMs,
-      },
-    }),
-  );
-  return body;
-}
+const outboxEvent = (id: string, atMs: number, event: { type: string; data: unknown } = { type: 'OrderBilled', data: undefined }): Promise<string> =>
+  putOutboxItem(outbox, { id, timeMs: atMs, writtenAtMs: atMs, type: event.type, data: event.data });
 
 /** An aggregate of `subscriber` (the runtime's mark; none: an item written before the runtime marked items) that applied `applied` (newest last) out of `version` applications. */
 async function aggregate(pk: string, version: number, applied: readonly string[], subscriber: string | null = 'Invoicing'): Promise<void> {
@@ -82,7 +56,7 @@ interface Decision {
 
 describe('replay to a subscriber in aggregate mode, given its aggregate tables', () => {
   test('sends an event no aggregate applied while none forgot an id, and not one an aggregate applied', async () => {
-    const s = (services = await startOperatorServices('AggregateReplay'));
+    const s = await startServices('AggregateReplay');
     await outboxEvent('evt-applied', s.clock.now() - DAY_MS);
     await outboxEvent('evt-missed', s.clock.now() - DAY_MS);
     await aggregate('order-1', 2, ['evt-earlier', 'evt-applied']);
@@ -100,7 +74,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
   });
 
   test('refuses an event found nowhere when an aggregate forgot ids, naming it; --allow-reapply still sends it', async () => {
-    const s = (services = await startOperatorServices('AggregateReplayEvicted'));
+    const s = await startServices('AggregateReplayEvicted');
     await outboxEvent('evt-missed', s.clock.now() - DAY_MS);
     await aggregate('order-1', 1, ['evt-other']);
     await aggregate('order-2', 7, ['evt-x', 'evt-y']);
@@ -118,7 +92,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
   });
 
   test('A-1: an id only an item naming no subscriber remembers is refused (not applied); another subscriber\'s items are left out, forgetful or not', async () => {
-    const s = (services = await startOperatorServices('AggregateReplayUnmarked'));
+    const s = await startServices('AggregateReplayUnmarked');
     await outboxEvent('evt-old', s.clock.now() - DAY_MS);
     await outboxEvent('evt-theirs', s.clock.now() - DAY_MS);
     await aggregate('order-unmarked', 1, ['evt-old'], null); // written before the runtime marked items
@@ -147,7 +121,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
    * Invoicing given that table once said "applied" on the word of Loyalty's item, sent nothing and exited 0: a lost event.
    */
   test("A-1: an event another aggregate subscriber applied in a shared table is not taken as applied by the subscriber replayed to", async () => {
-    const s = (services = await startOperatorServices('AggregateShared'));
+    const s = await startServices('AggregateShared');
     const body = await outboxEvent('evt-order-1', s.clock.now() - DAY_MS, { type: 'OrderPlaced', data: { orderId: 'order-1', customer: 'c-1' } });
     // GIVEN Loyalty (aggregate mode, the same table) applied it with the real runtime
     const logged = recordingLogger();
@@ -182,7 +156,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
    * items is an aggregate the runtime wrote for it is refused, naming the table and why, and nothing is sent.
    */
   test("an existing table holding no aggregate of the subscriber is refused, naming it and why; nothing is sent", async () => {
-    const s = (services = await startOperatorServices('AggregateWrongTable'));
+    const s = await startServices('AggregateWrongTable');
     await outboxEvent('evt-applied', s.clock.now() - DAY_MS);
     await aggregate('customer#c-1', 1, ['evt-applied'], 'Loyalty');
     const empty = await createKeyedTable(localClient(), 'cli-aggregates-empty');
@@ -209,7 +183,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
   });
 
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {
-    const s = (services = await startOperatorServices('AggregateReplayBlind'));
+    const s = await startServices('AggregateReplayBlind');
     await outboxEvent('evt-missed', s.clock.now() - DAY_MS);
 
     const replay = await cli(s, ...replayArgs(s, 'evt-missed'));

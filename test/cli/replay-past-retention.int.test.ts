@@ -4,53 +4,20 @@
  * payload bucket's lifecycle counts on, so an item past its TTL is past the retention: replay must not send it, and
  * must say so (never a silent 0). Against DynamoDB Local and the simulator's SQS endpoint, the real CLI in-process.
  */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ProducerConfig } from '../../lambda/config';
-import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, test } from 'vitest';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { orderedHistoryEvents } from '../../operator/cli/ordered-replay';
 import { localClient } from '../support/dynamodb-client';
-import { createOutbox } from '../support/proof/tables';
-import { envelopeObject } from '../lambda/helpers';
 import { PAST_RETENTION_TEXT } from '../../operator/cli/replay-command';
-import { cli, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, type OperatorServices } from './operator-services';
+import { DAY_MS, outbox, outboxItem as ttlItem, startServices, useReplayOutbox } from './replay-outbox-kit';
 
-const DAY_MS = 86_400_000;
+useReplayOutbox();
 
-let outbox: ProducerConfig;
-let services: OperatorServices | undefined;
-
-beforeEach(async () => {
-  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
-});
-
-afterEach(async () => {
-  await services?.stop();
-  services = undefined;
-});
-
-/** An outbox item as the producer writes it, at `writtenAtMs`, kept `retentionDays` (its TTL). */
-async function outboxItem(id: string, writtenAtMs: number, retentionDays: number, recordType: string = OUTBOX_ITEM.RECORD_TYPE_VALUE): Promise<void> {
-  const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(writtenAtMs).toISOString() }));
-  const key = outboxKeyValue(id);
-  await DynamoDBDocumentClient.from(localClient()).send(
-    new PutCommand({
-      TableName: outbox.outboxTableName,
-      Item: {
-        pk: key,
-        sk: key,
-        [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: recordType,
-        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
-        [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
-        [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs,
-        [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: Math.floor(writtenAtMs / 1000) + retentionDays * 86_400,
-      },
-    }),
-  );
-}
+/** An outbox item as the producer writes it, at `writtenAtMs`, kept `retentionDays` (its TTL under the runtime's attribute). */
+const outboxItem = (id: string, writtenAtMs: number, retentionDays: number, recordType?: string): Promise<void> => ttlItem(id, writtenAtMs, retentionDays, TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, recordType);
 
 const args = (s: OperatorServices, ...selection: string[]) => [
   'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', 'billing', '--processing-mode', 'transactional',
@@ -59,7 +26,7 @@ const args = (s: OperatorServices, ...selection: string[]) => [
 
 describe("replay does not send an outbox item past its TTL, and says so (RX14-2)", () => {
   test('by id: the expired item is named as past the retention, not sent, exit 3', async () => {
-    const s = (services = await startOperatorServices('PastRetentionId'));
+    const s = await startServices('PastRetentionId');
     const start = s.clock.now();
     await outboxItem('evt-expired', start, 7);
     await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
@@ -75,7 +42,7 @@ describe("replay does not send an outbox item past its TTL, and says so (RX14-2)
   });
 
   test('by time range: the expired item is named in the text, not sent, exit 3 (never a silent 0)', async () => {
-    const s = (services = await startOperatorServices('PastRetentionRange'));
+    const s = await startServices('PastRetentionRange');
     const start = s.clock.now();
     await outboxItem('evt-expired', start, 7);
     s.clock.advanceBy(8 * DAY_MS);

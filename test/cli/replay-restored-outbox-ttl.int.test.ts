@@ -5,53 +5,15 @@
  * read is refused too unless the attribute is named (review rx15b, RX15B-1). Against DynamoDB Local (its DescribeTable answered with the restore summary a restored
  * table has) and the simulator's SQS endpoint, the real CLI in-process.
  */
-
 import { UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ProducerConfig } from '../../lambda/config';
-import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { describe, expect, test } from 'vitest';
 import { localClient } from '../support/dynamodb-client';
-import { createOutbox } from '../support/proof/tables';
-import { envelopeObject } from '../lambda/helpers';
 import { OUTBOX_TTL_DISAGREES_TEXT, OUTBOX_TTL_UNKNOWN_TEXT } from '../../operator/cli/outbox-ttl-attribute';
-import { cli, cliAt, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, type OperatorServices } from './operator-services';
+import { DAY_MS, expiredAndKept, outbox, sentIds, startServices, useReplayOutbox } from './replay-outbox-kit';
 
-const DAY_MS = 86_400_000;
-
-let outbox: ProducerConfig;
-let services: OperatorServices | undefined;
-
-beforeEach(async () => {
-  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
-  // a restored outbox table: DynamoDB restores no TTL setting (RestoreTableToPointInTime: "You must manually set up ... Time to Live (TTL) settings")
-});
-
-afterEach(async () => {
-  await services?.stop();
-  services = undefined;
-});
-
-async function outboxItem(id: string, writtenAtMs: number, retentionDays: number): Promise<void> {
-  const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(writtenAtMs).toISOString() }));
-  const key = outboxKeyValue(id);
-  await DynamoDBDocumentClient.from(localClient()).send(
-    new PutCommand({
-      TableName: outbox.outboxTableName,
-      Item: {
-        pk: key,
-        sk: key,
-        [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
-        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
-        [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
-        [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs,
-        ttl: Math.floor(writtenAtMs / 1000) + retentionDays * 86_400,
-      },
-    }),
-  );
-}
+// a restored outbox table: DynamoDB restores no TTL setting (RestoreTableToPointInTime: "You must manually set up ... Time to Live (TTL) settings")
+useReplayOutbox();
 
 const SOURCE = 'arn:aws:dynamodb:us-east-1:111122223333:table/orders-outbox';
 
@@ -60,15 +22,11 @@ const replayArgs = (s: OperatorServices, ...more: string[]): string[] => [
   '--filter-policy', 'none', '--deduplication-window', '30d', '--event-id', 'evt-old', '--event-id', 'evt-kept', ...more, '--yes', '--json',
 ];
 
-const sentIds = (s: OperatorServices): string[] => s.queue.messages().map((message) => (JSON.parse(message.body) as { id: string }).id);
 
 describe('replay on a restored outbox table (its TTL off) does not guess the TTL attribute (RO15B-1)', () => {
   test('without --outbox-ttl-attribute: refused, exit 3, nothing sent, the restore and the way on named', async () => {
-    const s = (services = await startOperatorServices('RestoredTtl'));
-    const start = s.clock.now();
-    await outboxItem('evt-old', start, 7);
-    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
-    s.clock.advanceBy(9 * DAY_MS);
+    const s = await startServices('RestoredTtl');
+    await expiredAndKept(s);
     const restored = { restoredFrom: (table: string) => (table === outbox.outboxTableName ? SOURCE : undefined) };
 
     const result = await cliAt(s, restored, ...replayArgs(s));
@@ -80,11 +38,8 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
   });
 
   test('with --outbox-ttl-attribute ttl: the item past its ttl is named as past the retention and not sent, exit 3', async () => {
-    const s = (services = await startOperatorServices('RestoredTtlNamed'));
-    const start = s.clock.now();
-    await outboxItem('evt-old', start, 7);
-    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
-    s.clock.advanceBy(9 * DAY_MS);
+    const s = await startServices('RestoredTtlNamed');
+    const start = await expiredAndKept(s);
     const restored = { restoredFrom: (table: string) => (table === outbox.outboxTableName ? SOURCE : undefined) };
 
     const result = await cliAt(s, restored, ...replayArgs(s, '--outbox-ttl-attribute', 'ttl'));
@@ -96,12 +51,9 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
   });
 
   test("--outbox-ttl-attribute that is not the table's TTL attribute (TTL on) is refused, nothing sent", async () => {
-    const s = (services = await startOperatorServices('TtlDisagrees'));
+    const s = await startServices('TtlDisagrees');
     await localClient().send(new UpdateTimeToLiveCommand({ TableName: outbox.outboxTableName, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } }));
-    const start = s.clock.now();
-    await outboxItem('evt-old', start, 7);
-    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
-    s.clock.advanceBy(9 * DAY_MS);
+    await expiredAndKept(s);
 
     const result = await cli(s, ...replayArgs(s, '--outbox-ttl-attribute', 'expiresAt'));
 
@@ -111,11 +63,8 @@ describe('replay on a restored outbox table (its TTL off) does not guess the TTL
   });
 
   test('a TTL that can not be read (a role without dynamodb:DescribeTimeToLive): refused unless --outbox-ttl-attribute names it, which reads the table\'s own', async () => {
-    const s = (services = await startOperatorServices('TtlUnreadable'));
-    const start = s.clock.now();
-    await outboxItem('evt-old', start, 7);
-    await outboxItem('evt-kept', start + 3 * DAY_MS, 7);
-    s.clock.advanceBy(9 * DAY_MS);
+    const s = await startServices('TtlUnreadable');
+    await expiredAndKept(s);
     const denied = { deniedDynamoDbCommands: ['DescribeTimeToLiveCommand'] };
 
     const dryRun = await cliAt(s, denied, ...replayArgs(s).filter((arg) => arg !== '--yes'));

@@ -5,57 +5,28 @@
  * refused; `--allow-expired` sends it with a warning and one JSON audit line per event. Against DynamoDB Local and the
  * simulator's SQS endpoint, with the real CLI in-process and the real transactional consumer.
  */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import type { ProducerConfig } from '../../lambda/config';
-import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { beforeEach, describe, expect, test } from 'vitest';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
-import { createKeyedTable, createOutbox } from '../support/proof/tables';
-import { envelopeObject } from '../lambda/helpers';
+import { putOutboxItem } from '../support/outbox-items';
+import { createKeyedTable } from '../support/proof/tables';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, countingConsumer, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, countingConsumer, type OperatorServices } from './operator-services';
+import { DAY_MS, outbox, startServices, useReplayOutbox } from './replay-outbox-kit';
 
 const SUBSCRIBER = 'billing';
-const DAY_MS = 86_400_000;
 
 let inboxTable: string;
 let effectsTable: string;
-let outbox: ProducerConfig;
-let services: OperatorServices | undefined;
 
+useReplayOutbox();
 beforeEach(async () => {
   inboxTable = uniqueTableName('cli-age-inbox');
   await createInboxTable(localClient(), inboxTable);
   effectsTable = await createKeyedTable(localClient(), 'cli-age-effects');
-  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
-});
-
-afterEach(async () => {
-  await services?.stop();
-  services = undefined;
 });
 
 /** An outbox item written by a producer other than the runtime: dated `timeMs`, saying it was written at `writtenAtMs` (absent: it does not say). */
-async function foreignItem(id: string, timeMs: number, writtenAtMs: number | undefined): Promise<string> {
-  const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(timeMs).toISOString() }));
-  const key = outboxKeyValue(id);
-  await DynamoDBDocumentClient.from(localClient()).send(
-    new PutCommand({
-      TableName: outbox.outboxTableName,
-      Item: {
-        pk: key,
-        sk: key,
-        [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
-        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
-        [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
-        ...(writtenAtMs === undefined ? {} : { [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs }),
-      },
-    }),
-  );
-  return body;
-}
+const foreignItem = (id: string, timeMs: number, writtenAtMs: number | undefined): Promise<string> => putOutboxItem(outbox, { id, timeMs, writtenAtMs });
 
 const replayArgs = (s: OperatorServices, id: string) => [
   'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional',
@@ -68,7 +39,7 @@ describe('replay refuses an event whose age it can not prove (issue 38, item 10)
     ['without iefWrittenAt', undefined, /its outbox item does not say when it was written/],
     ['with iefWrittenAt in the future', 40 * DAY_MS, /says it was written at .*, later than now/],
   ])('an item %s, written 31 days ago and dated 20 days ago, is refused and applied once', async (_name, writtenAhead, why) => {
-    const s = (services = await startOperatorServices('UnprovenAge'));
+    const s = await startServices('UnprovenAge');
     const consumer = countingConsumer(s, { subscriber: SUBSCRIBER, inboxTable, effectsTable });
     const writtenAt = s.clock.now();
     const body = await foreignItem('evt-old', writtenAt + 11 * DAY_MS, writtenAhead === undefined ? undefined : writtenAt + writtenAhead);
@@ -89,7 +60,7 @@ describe('replay refuses an event whose age it can not prove (issue 38, item 10)
   });
 
   test('--allow-expired sends it, with a warning and a JSON audit line naming the event, the rule passed and who', async () => {
-    const s = (services = await startOperatorServices('UnprovenAgeOverride'));
+    const s = await startServices('UnprovenAgeOverride');
     await foreignItem('evt-unproven', s.clock.now() - DAY_MS, undefined);
 
     const replay = await cli(s, ...replayArgs(s, 'evt-unproven'), '--allow-expired');
@@ -104,7 +75,7 @@ describe('replay refuses an event whose age it can not prove (issue 38, item 10)
   });
 
   test('an item of the runtime (iefWrittenAt in the past) is still aged from the earlier of its time and its write', async () => {
-    const s = (services = await startOperatorServices('ProvenAge'));
+    const s = await startServices('ProvenAge');
     await foreignItem('evt-young', s.clock.now() - DAY_MS, s.clock.now() - DAY_MS);
     const replay = await cli(s, ...replayArgs(s, 'evt-young'));
     expect(replay.code).toBe(0);

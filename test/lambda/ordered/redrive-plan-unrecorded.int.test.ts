@@ -8,14 +8,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../../lambda/config';
-import { createLogger } from '../../../lambda/logger';
-import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { OrderedEventRecords } from '../../../operator/ordered/ordered-event-records';
 import { planOrderedRedrive } from '../../../operator/ordered/redrive-plan';
 import { SequenceFences } from '../../../operator/ordered/sequence-fences';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
+import { stepLedgerConsumer } from '../../support/step-ledger';
 import { sqsRecord } from '../helpers';
 
 const SUBSCRIBER = 'unrecorded-ledger';
@@ -29,20 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
-const consumer = () =>
-  createOrderedConsumer<{ step: string }>({
-    client,
-    config: inboxConfig,
-    logger: createLogger({ sink: () => undefined }),
-    metricsSink: () => undefined,
-    handle: (event, tx) =>
-      tx.update({
-        TableName: ledgerTable,
-        Key: { pk: event.subject as string },
-        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
-        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
-      }),
-  });
+const consumer = () => stepLedgerConsumer(client, inboxConfig, ledgerTable);
 
 async function emit(config: ProducerConfig, aggregateId: string, step: string): Promise<OrderedEnvelope> {
   const [envelope] = await new OrderedOutbox({ client, config }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });
