@@ -2333,4 +2333,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
     tests: ['test/simulator/check/dual-writes.test.ts'],
   },
+  // ---- issue 39 (seventeenth session): a subscriber that never met a failure path steered to it is NOT PROVEN, not VIOLATED ----
+  {
+    id: 'failure-paths-not-met-ok',
+    breaks: "simulate (issue 39): a run whose subscriber events reached never met a failure path steered to it ends OK (exit 0): a run too small to prove the paths passes a CI step",
+    file: 'simulator/run/verdict.ts',
+    find: '  const unproven = result.notExercised.length > 0 || result.failurePathsNotMet.length > 0 || iamNotProvenReason(result.iam) !== undefined;',
+    replace: '  const unproven = result.notExercised.length > 0 || iamNotProvenReason(result.iam) !== undefined;',
+    tests: ['test/cli/simulate-summary.test.ts'],
+  },
+  {
+    id: 'failure-paths-not-met-unsaid-after-violation',
+    breaks: "simulate (issue 39): a VIOLATED run does not say which failure paths a subscriber never met: fixing the violation, the user learns of them only at the next run",
+    file: 'simulator/report/summary.ts',
+    find: '    if (pathsNotMet !== undefined) out.push(`Also not proven: ${pathsNotMet}`, ...pathsNotMetItems);',
+    replace: '    void pathsNotMetItems;',
+    tests: ['test/cli/simulate-summary.test.ts'],
+  },
 ];
