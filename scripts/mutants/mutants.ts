@@ -2350,4 +2350,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    void pathsNotMetItems;',
     tests: ['test/cli/simulate-summary.test.ts'],
   },
+  {
+    id: 'untaken-event-expected-without-cause',
+    breaks: "simulate (issue 39): an untaken-event of a type the scenario expects consumed carries no structured cause in --json, so a CI annotator reading violations[].causes sees nothing to fix",
+    file: 'simulator/check/rules/untaken-events.ts',
+    find: '        causes: [untakenCause(type, eventIds, facts.expectConsumed.includes(type))],',
+    replace: '        notCauses: [untakenCause(type, eventIds, facts.expectConsumed.includes(type))],',
+    tests: ['test/simulator/check/untaken-events.test.ts'],
+  },
 ];

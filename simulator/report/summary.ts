@@ -427,7 +427,9 @@ function causeLines(causes: readonly ViolationCause[]): string[] {
     const events = [...new Set(told.flatMap((cause) => cause.eventIds))];
     const setting = told.find((cause) => cause.setting !== undefined)?.setting;
     const calls = [...new Set(told.flatMap((cause) => (cause.calls ?? []).map((call) => `${call.method} ${call.host}${call.path}`)))];
+    const eventType = told.find((cause) => cause.eventType !== undefined)?.eventType;
     const where = [
+      ...(eventType === undefined ? [] : [`type ${eventType}`]),
       ...(events.length === 0 ? [] : [`event(s) ${events.slice(0, 3).join(', ')}${events.length > 3 ? ` and ${events.length - 3} more` : ''}`]),
       ...(setting === undefined ? [] : [settingText(setting)]),
       ...(calls.length === 0 ? [] : [`call(s) ${calls.join(', ')}`]),
