@@ -2333,6 +2333,22 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
     tests: ['test/simulator/check/dual-writes.test.ts'],
   },
+  {
+    id: 'lease-below-timeout-from-environment',
+    breaks: "simulate (review r16b R16B-5): a lease set in the handler's code (config.leaseDurationSeconds) below the function's timeout is judged by the environment's lease instead of the one the runtime wrote, so no warning tells that a duplicate delivery may take the lease over while an invocation still works",
+    file: 'simulator/check/lease-below-timeout.ts',
+    find: '  const written = facts.writtenLeaseSeconds;',
+    replace: '  const written = facts.writtenLeaseSeconds === undefined ? undefined : Number(facts.environment[ENV.LEASE_DURATION_SECONDS]);',
+    tests: ['test/simulator/check/lease-below-timeout.test.ts'],
+  },
+  {
+    id: 'outside-call-unattributed-counted',
+    breaks: "simulate (a batch's call naming no event): a call the run cannot place (made while another event of its batch held its lease, as a correct handle's call is) is counted as made outside the lease, so a correct handle's calls can be named effect-outside-lease and hide the real cause",
+    file: 'simulator/check/outside-calls.ts',
+    find: '    if (unattributed === true) unplaced.set(site, [...(unplaced.get(site) ?? []), invocation]);',
+    replace: '    if (unattributed === 2 as unknown) unplaced.set(site, [...(unplaced.get(site) ?? []), invocation]);',
+    tests: ['test/simulator/check/outside-calls.test.ts'],
+  },
   // ---- issue 39 (seventeenth session): a subscriber that never met a failure path steered to it is NOT PROVEN, not VIOLATED ----
   {
     id: 'failure-paths-not-met-ok',

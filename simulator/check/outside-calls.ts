@@ -9,7 +9,10 @@
  * else for every event its invocation carried. It is inside a lease when, for one of those events, the last write of
  * that event's record the invocation had sent before the call, and DynamoDB applied, holds the lease (a claim, a takeover, a step's success
  * that starts the next step). Any other call was made outside every lease: before the runtime claimed (a handler that
- * calls, then hands the event to the consumer), or after its lease ended (completed, released, refused). A redelivery
+ * calls, then hands the event to the consumer), or after its lease ended (completed, released, refused). A call that
+ * names no event, made while some of its invocation's events held their lease and others did not, cannot be placed:
+ * it may be a handle's call inside its event's lease as well as a call outside the others'. Such a call is
+ * unattributed: never the cause, and never counted, only told beside a cause its site has. A redelivery
  * repeats such a call whatever the record says, so a repeated one is the cause of its count, unless each invocation
  * that repeated it held a lease it claimed for the event (then the handle ran again too: the window, lease or crash
  * that let it claim again is the cause). A read (GET, HEAD, OPTIONS) applies nothing and is never counted.
@@ -35,6 +38,11 @@ export interface CallOutsideLease {
   readonly eventIds: readonly string[];
   /** Made for one of a batch's events, which its path does not say: counted for each of them. */
   readonly shared: boolean;
+  /**
+   * A call that names no event, made while some of the invocation's events held their lease and others (`eventIds`)
+   * did not: the run cannot place it (see the module comment), so it is never counted nor the cause. @default false
+   */
+  readonly unattributed?: boolean;
 }
 
 /**
@@ -57,13 +65,21 @@ export function callsOutsideLease(
     // judged by the events it was made for: a batch's call that names none, by every event it carried
     const eventIds = named ?? [...carried];
     const sent = ordered.filter((write) => write.sequence! <= call.afterRequest && eventIds.includes(write.eventId));
-    const held = eventIds.some((eventId) => {
+    const holding = eventIds.filter((eventId) => {
       const last = sent.filter((write) => write.eventId === eventId && write.applied).at(-1);
       return last !== undefined && holdsLease(last.body);
     });
-    if (held) return [];
-    return [{ call, when: sent.length === 0 ? 'before-claim' : 'after-lease', eventIds, shared: named === undefined && carried.length > 1 }];
+    if (holding.length === 0) return [{ call, when: when(sent), eventIds, shared: named === undefined && carried.length > 1 }];
+    // a call it names is inside its event's lease; one that names none is inside only if every event held its lease
+    if (named !== undefined || holding.length === eventIds.length) return [];
+    const others = eventIds.filter((eventId) => !holding.includes(eventId));
+    return [{ call, when: when(sent.filter((write) => others.includes(write.eventId))), eventIds: others, shared: others.length > 1, unattributed: true }];
   });
+}
+
+/** Where a call stood against its events' writes sent before it, none holding a lease: before any, or after them. */
+function when(sent: readonly RuntimeWrite[]): CallReference['when'] {
+  return sent.length === 0 ? 'before-claim' : 'after-lease';
 }
 
 /** The methods that read (RFC 9110 safe methods): a repeated one is no effect applied again. */
@@ -150,9 +166,12 @@ export function leaseCallsText(
   step: boolean,
 ): LeaseCallsTold | undefined {
   const groups = new Map<string, number[]>();
-  made.forEach(({ call: { call } }, index) => {
+  const unplaced = new Map<string, string[]>();
+  made.forEach(({ invocation, call: { call, unattributed } }, index) => {
     const site = `${call.method} ${call.host}${call.path}`;
-    groups.set(site, [...(groups.get(site) ?? []), index]);
+    // a call the run cannot place is never counted: told only beside its site's placed calls
+    if (unattributed === true) unplaced.set(site, [...(unplaced.get(site) ?? []), invocation]);
+    else groups.set(site, [...(groups.get(site) ?? []), index]);
   });
   const repeated = [...groups].filter(([, indexes]) => indexes.length >= 2 && !eachUnderItsOwnClaim(made, indexes));
   if (repeated.length === 0) return undefined;
@@ -170,9 +189,15 @@ export function leaseCallsText(
       batch !== undefined ? `${label} (${count} call(s) for its batch of ${batch} events)` : count > 1 ? `${label} ${count} times` : label,
     );
     const whens = new Set(indexes.map((index) => made[index]!.call.when));
-    const when =
-      whens.size > 1 ? 'before the lease claim or after the lease ended' : whens.has('before-claim') ? 'each time before the lease claim' : 'each time after the lease ended (completed, released or refused)';
-    return `${site} was called ${where} by ${first!}${rest.length === 0 ? '' : ` and again by ${rest.join(' and ')}`}, ${when}`;
+    // a multi-step consumer's first write is its first step's claim, its lease ends with its last step
+    const [claim, ended] = step ? ["the first step's claim", 'its steps ended'] : ['the lease claim', 'the lease ended'];
+    const when = whens.size > 1 ? `before ${claim} or after ${ended}` : whens.has('before-claim') ? `each time before ${claim}` : `each time after ${ended} (completed, released or refused)`;
+    const unplacedBy = unplaced.get(site) ?? [];
+    const beside =
+      unplacedBy.length === 0
+        ? ''
+        : `; ${unplacedBy.length} more call(s) of it the run cannot place, by ${[...new Set(unplacedBy)].join(' and ')} (it names no event, and another event of its batch held its lease then)`;
+    return `${site} was called ${where} by ${first!}${rest.length === 0 ? '' : ` and again by ${rest.join(' and ')}`}, ${when}${beside}`;
   });
   const references = new Map<string, { method: string; host: string; path: string; count: number; when: CallReference['when'] }>();
   for (const [, indexes] of repeated) {

@@ -4,6 +4,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
 import { FAILURE_PATHS, FAILURE_PATHS_NOT_MET_ADVICE, notSteeredReason, type FailurePathsNotMet } from '../check/failure-paths';
 import { runVerdict } from '../run/verdict';
+import { warningText } from '../check/lease-below-timeout';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
@@ -304,6 +305,7 @@ export function formatSummary(result: SimulationResult): string {
   if (sends !== undefined) out.push(sends);
   out.push(iamLine(result));
   out.push(...synthLines(result));
+  out.push(...(result.warnings ?? []).map(warningText));
   const operator = result.operator;
   if (operator !== undefined) {
     out.push(
@@ -400,7 +402,7 @@ export function formatSummary(result: SimulationResult): string {
     out.push(`VIOLATED: ${result.violations.length} invariant violation(s):`);
     const causes = new Map(result.causes.map((caused) => [caused.violation, caused.causes]));
     result.violations.forEach((violation, index) => {
-      out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+      out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${printedDetail(violation.detail, causes.get(index) ?? [])}`);
       for (const line of causeLines(causes.get(index) ?? [])) out.push(`      ${line}`);
     });
     // a violation wins the verdict; the failure paths a subscriber never met are still what the run does not prove
@@ -410,10 +412,20 @@ export function formatSummary(result: SimulationResult): string {
   return `${out.join('\n')}\n`;
 }
 
-/** A cause's setting: its value, and the most the run allows or the delay the run met that it did not cover. */
-function settingText(setting: SettingReference): string {
+/**
+ * A violation's detail as the text report prints it: without the fix of a cause it carries, which the cause's own line
+ * prints (so each fix is printed once per violation; `--json` keeps the detail whole).
+ */
+export function printedDetail(detail: string, causes: readonly ViolationCause[]): string {
+  let printed = detail;
+  for (const fix of new Set(causes.map((cause) => cause.fix))) printed = printed.split(`: ${fix}`).join('').split(`; ${fix}`).join('');
+  return printed;
+}
+
+/** A cause's setting: its value, and the most it may be or the delay the run met that it did not cover. */
+export function settingText(setting: SettingReference): string {
   const told = [
-    ...(setting.needed === undefined ? [] : [`the run needed ${setting.needed}`]),
+    ...(setting.needed === undefined ? [] : [`at most ${setting.needed} allowed`]),
     ...(setting.observedDelay === undefined ? [] : [`a redelivery came after ${setting.observedDelay} s`]),
   ];
   return [`${setting.name} ${typeof setting.value === 'number' ? setting.value : JSON.stringify(setting.value)}`, ...told].join(', ');

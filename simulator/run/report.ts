@@ -7,6 +7,7 @@ import type { Finding, Violation } from '../check/invariants';
 import type { CausedViolations } from '../check/violation-cause';
 import { checkEffects } from '../check/invariants';
 import { notSteeredFailurePaths } from '../check/failure-paths';
+import { leaseBelowTimeout } from '../check/lease-below-timeout';
 import { checkRepeatedSends } from '../check/repeated-sends';
 import type { RunFacts } from '../check/run-check';
 import type { RunLedger } from '../observation/ledger';
@@ -102,6 +103,14 @@ export function reportRun(
     deadLetters,
     violations,
     causes,
+    warnings: facts.subscribers.flatMap(({ view }) => {
+      const written = view.function === undefined ? undefined : ledger.leaseSecondsWritten.get(view.function.key);
+      const warning =
+        view.function === undefined
+          ? undefined
+          : leaseBelowTimeout({ subscriber: view.name, environment: view.environment, functionTimeoutSeconds: view.function.timeoutSeconds, ...(written === undefined ? {} : { writtenLeaseSeconds: written }) });
+      return warning === undefined ? [] : [warning];
+    }),
     effectsNotCounted: facts.subscribers.filter((subscriber) => subscriber.effectProbe === undefined).map((subscriber) => subscriber.view.name),
     notSimulated: app.model.notSimulated,
     rounds: operated.rounds,

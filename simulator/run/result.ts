@@ -8,6 +8,7 @@ import type { FailurePathCounts, FailurePathsNotMet, NotSteeredFailurePaths } fr
 import type { Violation } from '../check/invariants';
 import type { NotExercised } from '../check/not-exercised';
 import type { SendFigures } from '../check/repeated-sends';
+import type { RunWarning } from '../check/lease-below-timeout';
 import type { IamReport, UntakenEvents } from '../check/run-check';
 import type { CausedViolations } from '../check/violation-cause';
 import type { FaultKind } from '../faults/fault-plan';
@@ -83,6 +84,12 @@ export interface SimulationResult {
    * and the change to make. `--json` writes them on each violation (`violations[].causes`).
    */
   readonly causes: readonly CausedViolations[];
+  /**
+   * What the run saw that fails no check of this run but would misbehave deployed, under timing the run does not
+   * simulate: a lease written shorter than its function's timeout (simulator/check/lease-below-timeout.ts). The verdict
+   * stands. @default none
+   */
+  readonly warnings?: readonly RunWarning[];
   /** Subscribers without an effect probe (their effects were not counted). */
   readonly effectsNotCounted: readonly string[];
   readonly notSimulated: readonly string[];

@@ -113,6 +113,20 @@ describe('init writes the starter app', () => {
     }
   });
 
+  test("its package.json approves the install script of each of its tools that has one (npm's allowScripts: esbuild), so npm install lists no script not yet covered", async () => {
+    await init('order-service');
+    const manifest = readJson<{ devDependencies: Record<string, string>; allowScripts?: Record<string, boolean> }>(path.join(tmp, 'order-service', 'package.json'));
+    // the tools of the ranges this repository is tested with, as installed here: which have an install-time script
+    const withScripts = Object.keys(manifest.devDependencies)
+      .filter((name) => !OURS.includes(name))
+      .filter((name) => {
+        const { scripts = {} } = readJson<{ scripts?: Record<string, string> }>(path.join(REPO, 'node_modules', name, 'package.json'));
+        return ['preinstall', 'install', 'postinstall'].some((script) => scripts[script] !== undefined);
+      });
+    expect(withScripts).toEqual(['esbuild']);
+    expect(manifest.allowScripts).toEqual({ esbuild: true });
+  });
+
   test('its CI script type-checks, runs the Template tests and simulates; the GitHub workflow runs it with Java for DynamoDB Local', async () => {
     await init('order-service');
     const app = path.join(tmp, 'order-service');

@@ -4,11 +4,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { ENVELOPE_ATTRIBUTE_NAMES } from '../../lambda/contract/envelope-attributes';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { InboxTable } from '../../lib/consumer';
@@ -305,6 +306,78 @@ describe('docs/SIMULATOR.md, "A complete scenario"', () => {
       expect(commands).toHaveLength(3);
       expect(commands[0]).toMatchObject({ orderId: 'order-1', customerId: expect.stringMatching(/^customer-[1-5]$/) });
     } finally {
+      remove();
+    }
+  });
+
+  test('type-checks against the simulator API', () => {
+    const { file, remove } = writeBlock();
+    try {
+      const tsc = path.join(REPO, 'node_modules', '.bin', 'tsc');
+      const result = spawnSync(tsc, ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--target', 'ES2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', file], {
+        cwd: REPO,
+        encoding: 'utf8',
+      });
+      expect(`${result.stdout}${result.stderr}`).toBe('');
+      expect(result.status).toBe(0);
+    } finally {
+      remove();
+    }
+  });
+});
+
+describe('docs/SIMULATOR.md, "An HTTP stub in a scenario"', () => {
+  const block = /### An HTTP stub in a scenario[\s\S]*?```ts\n([\s\S]*?)```/.exec(SIMULATOR)?.[1];
+
+  /** The block as a file inside the repository (so its imports resolve), the package import mapped to the source. */
+  function writeBlock(): { file: string; remove: () => void } {
+    const directory = fs.mkdtempSync(path.join(REPO, 'test', 'docs', '.stub-scenario-'));
+    const file = path.join(directory, 'scenario.ts');
+    fs.writeFileSync(file, block!.replace("'@idempotent-event-flow/simulator'", "'../../../simulator'"));
+    return { file, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
+  }
+
+  /** A port no one listens on now. */
+  async function freePort(): Promise<number> {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    return port;
+  }
+
+  /** POSTs to the stub, once it listens (the module starts listening as it loads; each refused connection is retried, at most 10,000 times: a bound that catches a stub that never listens, not a slow machine). */
+  async function post(url: string): Promise<number> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return (await fetch(url, { method: 'POST', body: '{}' })).status;
+      } catch (error) {
+        if (attempt >= 10_000) throw error;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  test('is a module the simulator loads that starts the stub on STUB_PORT, and its probe counts the POSTs per order', async () => {
+    expect(block).toBeDefined();
+    const port = await freePort();
+    vi.stubEnv('STUB_PORT', String(port));
+    const { file, remove } = writeBlock();
+    try {
+      const scenario = await loadScenario(file, REPO);
+      expect(await post(`http://127.0.0.1:${port}/receipts/order-2`)).toBe(201);
+      expect(await post(`http://127.0.0.1:${port}/receipts/order-2`)).toBe(201);
+      expect(await post(`http://127.0.0.1:${port}/receipts/order-3`)).toBe(201);
+      const events = ['order-1', 'order-2', 'order-3'].map((orderId) => ({ id: `order-placed-${orderId}`, data: { orderId } }));
+      const probe = scenario.effects!.Receipts! as unknown as (context: { events: typeof events }) => Promise<unknown>;
+      expect(await probe({ events })).toEqual([
+        { subject: 'receipt of order-1', eventIds: ['order-placed-order-1'], applied: 0 },
+        { subject: 'receipt of order-2', eventIds: ['order-placed-order-2'], applied: 2 },
+        { subject: 'receipt of order-3', eventIds: ['order-placed-order-3'], applied: 1 },
+      ]);
+      expect(scenario.producer!.commands(2, () => 0)).toEqual([{ orderId: 'order-1' }, { orderId: 'order-2' }]);
+    } finally {
+      vi.unstubAllEnvs();
       remove();
     }
   });

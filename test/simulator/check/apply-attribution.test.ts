@@ -537,7 +537,7 @@ describe('an HTTP effect of a lease or multi-step consumer made outside its leas
       ['effect-outside-step', [{ method: 'POST', host: '127.0.0.1:8080', path: '/settle', count: 2, when: 'before-claim' }], fixFor('effect-outside-step')],
     ]);
     expect(fixFor('effect-outside-step')).toMatch(/into a step/);
-    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/POST 127\.0\.0\.1:8080\/settle was called outside any step by invocation #1 .* before the lease claim: move the call into a step/);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/POST 127\.0\.0\.1:8080\/settle was called outside any step by invocation #1 .* each time before the first step's claim: move the call into a step/);
   });
 
   test('in a batch, a call whose path names no event counts for each of the batch\'s events, and says so; one that names its event counts for it alone', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { callsOutsideLease, type RuntimeWrite } from '../../../simulator/check/outside-calls';
+import { callsOutsideLease, leaseCallsText, type CallOutsideLease, type RuntimeWrite } from '../../../simulator/check/outside-calls';
 
 /** A claim's Put (the lease held) and a completion (the lease removed), as the runtime sends them. */
 const put = JSON.stringify({ TableName: 'Inbox', Item: { pk: { S: 'Receipts#x' }, leaseExpiresAtEpochMilliseconds: { N: '10000000000000' } } });
@@ -23,8 +23,14 @@ describe('callsOutsideLease judges a call by the events it was made for (review 
     expect(outside.map(({ eventIds, when, shared }) => ({ eventIds, when, shared }))).toEqual([{ eventIds: ['evt-B'], when: 'after-lease', shared: false }]);
   });
 
-  test('a batch call that names no event is inside while any carried event holds its lease', () => {
-    expect(callsOutsideLease([call('/receipts', 1)], [write('evt-A', 1, put)], carried, subjects)).toEqual([]);
+  test("a batch call that names no event, made while A holds its lease and B does not: unattributed, for B alone; never outside", () => {
+    // it may be A's handle calling inside A's lease, or a call outside B's: the run cannot place it
+    const unplaced = callsOutsideLease([call('/receipts', 1)], [write('evt-A', 1, put)], carried, subjects);
+    expect(unplaced.map(({ eventIds, unattributed }) => ({ eventIds, unattributed }))).toEqual([{ eventIds: ['evt-B'], unattributed: true }]);
+  });
+
+  test('a batch call that names no event, made while every carried event holds its lease, is inside', () => {
+    expect(callsOutsideLease([call('/receipts', 2)], [write('evt-A', 1, put), write('evt-B', 2, put)], carried, subjects)).toEqual([]);
   });
 
   test("a call for B made before B's claim, after A completed, is before B's claim (R16B-3)", () => {
@@ -46,5 +52,29 @@ describe('callsOutsideLease judges a call by the events it was made for (review 
   test('a read (GET, HEAD, OPTIONS) applies nothing: never counted as an effect outside the lease (R16B-1)', () => {
     for (const method of ['GET', 'HEAD', 'OPTIONS']) expect(callsOutsideLease([{ ...call('/flags', 0), method }], [], carried, subjects), method).toEqual([]);
     expect(callsOutsideLease([{ ...call('/flags', 0), method: 'PUT' }], [], carried, subjects)).toHaveLength(1);
+  });
+});
+
+describe('leaseCallsText never makes a call it cannot place the cause', () => {
+  const outside = (invocation: string, unattributed = false, leased = false): { invocation: string; call: CallOutsideLease; leased: boolean } => ({
+    invocation,
+    call: { call: call('/receipts', 0), when: 'after-lease', eventIds: ['evt-B'], shared: false, ...(unattributed ? { unattributed } : {}) },
+    leased,
+  });
+
+  test("calls repeated only unattributed (a batch's call naming no event, made while another event held its lease): no cause", () => {
+    // a correct handle of A calls /receipts inside A's lease in two deliveries whose claim of B was refused
+    expect(leaseCallsText([outside('invocation #2', true), outside('invocation #5', true)], false)).toBeUndefined();
+  });
+
+  test('a site repeated outside the lease is told with its unattributed calls beside it, which its counts leave out', () => {
+    const told = leaseCallsText([outside('invocation #2'), outside('invocation #5', true), outside('invocation #9')], false);
+
+    expect(told?.text).toBe(
+      'POST 127.0.0.1:9/receipts was called outside the lease by invocation #2 and again by invocation #9, each time after the lease ended (completed, released or refused); ' +
+        '1 more call(s) of it the run cannot place, by invocation #5 (it names no event, and another event of its batch held its lease then)',
+    );
+    expect(told?.calls).toEqual([{ method: 'POST', host: '127.0.0.1:9', path: '/receipts', count: 2, when: 'after-lease' }]);
+    expect(told?.made).toEqual([{ index: 0 }, { index: 2 }]);
   });
 });

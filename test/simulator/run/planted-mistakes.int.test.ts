@@ -15,10 +15,11 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { FAILURE_PATHS } from '../../../simulator/check/failure-paths';
+import { warningText } from '../../../simulator/check/lease-below-timeout';
 import type { CauseKind, ViolationCause } from '../../../simulator/check/violation-cause';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { synthesize } from '../../../simulator/model/synthesize';
-import { formatSummary } from '../../../simulator/report/summary';
+import { formatSummary, printedDetail, settingText } from '../../../simulator/report/summary';
 import { resultJson, type ViolationJson } from '../../../simulator/run/result-json';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
@@ -239,8 +240,10 @@ function expectCause(result: SimulationResult, violationKind: string, kind: Caus
   if (subscriber !== undefined) expect(cause.subscriber).toBe(subscriber);
   // the text: the violation's line, then its cause line with the fix
   const text = formatSummary(result);
-  const line = `[${violationKind}]${subscriber === undefined ? '' : ` ${subscriber}:`} ${carrying!.detail}`;
+  // the violation's line prints its detail without the fix its cause line prints
+  const line = `[${violationKind}]${subscriber === undefined ? '' : ` ${subscriber}:`} ${printedDetail(carrying!.detail, carrying!.causes!)}`;
   expect(text).toContain(line);
+  expect(line).not.toContain(fixFor(kind));
   const after = text.slice(text.indexOf(line) + line.length).split('\n').slice(1);
   const causeLines = after.slice(0, after.findIndex((next) => !next.startsWith('      cause: ')));
   expect(causeLines.some((next) => next.startsWith(`      cause: ${kind} (event(s) `) && next.endsWith(`; fix: ${fixFor(kind)}`)), text).toBe(true);
@@ -312,7 +315,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     const cause = expectCause(result, 'unapplied-event', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
     expect(formatSummary(result)).toContain('cause: lease-outlasts-redelivery (event(s) ');
-    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 3600, the run needed 175); fix: remove the override of the lease duration');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 })}); fix: remove the override of the lease duration`);
   });
 
   test('LeaseOverVisibility (seed 1, 8 orders, the scenario\'s operator on): the lease overridden to 900 s fails the run though the operator redrove what SQS dead-lettered', async () => {
@@ -322,7 +325,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     // THEN the redeliveries the live lease refused fail the run, naming the setting, whatever the operator recovered
     const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 900, needed: 175 });
-    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 900, the run needed 175); fix: remove the override of the lease duration');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'IEF_LEASE_DURATION_SECONDS', value: 900, needed: 175 })}); fix: remove the override of the lease duration`);
     // AND the operator did recover them: no event of Notifications is left unapplied, so only this check fails the run
     expect(result.violations.filter((violation) => violation.subscriber === 'Notifications').map((violation) => violation.kind)).toEqual(['lease-outlasts-redelivery']);
   });
@@ -334,7 +337,22 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     // THEN the redeliveries the live lease refused fail the run, naming the setting in code and its value
     const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
     expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
-    expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
+    expect(formatSummary(result)).toContain(`; ${settingText({ name: 'leaseDurationSeconds', value: 900, needed: 175 })}); fix: `);
+  });
+
+  test('CodeShortLease (seed 1, 4 orders): the lease set to 5 s in code, below the function\'s 30 s timeout: a warning naming the setting, the timeout and the change, in text and --json; no violation', async () => {
+    // GIVEN Notifications' handler sets leaseDurationSeconds 5 in createLeaseConsumer's config, its function's timeout 30 s
+    const result = await simulate('CodeShortLease', '1', 4);
+
+    // THEN the run warns, from the lease the runtime wrote on its processing records and the function's timeout
+    const json = JSON.parse(JSON.stringify(resultJson(result))) as { warnings?: unknown[] };
+    expect(json.warnings).toEqual([
+      { kind: 'lease-below-timeout', subscriber: 'Notifications', setting: { name: 'leaseDurationSeconds', value: 5 }, functionTimeoutSeconds: 30, fix: expect.stringMatching(/at least the function's timeout/) },
+    ]);
+    // AND the text prints it, before the verdict
+    expect(formatSummary(result)).toContain(`\n${warningText(result.warnings![0]!)}\n`);
+    // AND the run is not failed for it: the clock does not move inside an invocation, no takeover happened
+    expect(result.violations.filter((violation) => violation.subscriber === 'Notifications')).toEqual([]);
   });
 
   test("CodeLease (seed 1, 8 orders, the scenario without an operator): the events SQS dead-lettered are unapplied, their cause the lease the runtime wrote", async () => {
