@@ -18,8 +18,9 @@ export const PROGRAM = 'idempotent-event-flow';
 export const INVOCATION = ['npx', PROGRAM] as const;
 
 /**
- * Exit codes. `NOT_PROVEN`: `simulate` found no violation, but some subscriber received no event, so nothing of
- * exactly-once was exercised for it (simulator/check/not-exercised.ts): a CI step must not go green on it.
+ * Exit codes. `NOT_PROVEN`: `simulate` found no violation, but the run proved too little: some subscriber received no
+ * event, or never met a failure path the run's fault rates steer to it (simulator/run/verdict.ts): a CI step must not
+ * go green on it.
  */
 export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2, REFUSED: 3, AWS_UNREACHED: 4, NOT_PROVEN: 5, NOT_QUIET: 6 } as const;
 

@@ -8,7 +8,7 @@
  * package), 3 refused (an operator command
  * refused some or all of what it was asked, and said why: e.g. a dead letter past its deduplication window; `init`
  * refuses a directory that is not empty), 4 AWS not reached (`verify`), 5 NOT PROVEN (`simulate`: no violation, but a
- * subscriber received no event), 6 not quiet in time (`verify`: no check ran).
+ * subscriber received no event or never met a failure path steered to it), 6 not quiet in time (`verify`: no check ran).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';

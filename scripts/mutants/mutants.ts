@@ -2381,4 +2381,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (unattributed === 2 as unknown) unplaced.set(site, [...(unplaced.get(site) ?? []), invocation]);',
     tests: ['test/simulator/check/outside-calls.test.ts'],
   },
+  {
+    id: 'failure-paths-not-met-ok',
+    breaks: "simulate (issue 39): a run whose subscriber events reached never met a failure path steered to it ends OK (exit 0): a run too small to prove the paths passes a CI step",
+    file: 'simulator/run/verdict.ts',
+    find: '  const unproven = result.notExercised.length > 0 || result.failurePathsNotMet.length > 0 || iamNotProvenReason(result.iam) !== undefined;',
+    replace: '  const unproven = result.notExercised.length > 0 || iamNotProvenReason(result.iam) !== undefined;',
+    tests: ['test/cli/simulate-summary.test.ts'],
+  },
+  {
+    id: 'failure-paths-not-met-unsaid-after-violation',
+    breaks: "simulate (issue 39): a VIOLATED run does not say which failure paths a subscriber never met: fixing the violation, the user learns of them only at the next run",
+    file: 'simulator/report/summary.ts',
+    find: '    if (pathsNotMet !== undefined) out.push(`Also not proven: ${pathsNotMet}`, ...pathsNotMetItems);',
+    replace: '    void pathsNotMetItems;',
+    tests: ['test/cli/simulate-summary.test.ts'],
+  },
+  {
+    id: 'untaken-event-expected-without-cause',
+    breaks: "simulate (issue 39): an untaken-event of a type the scenario expects consumed carries no structured cause in --json, so a CI annotator reading violations[].causes sees nothing to fix",
+    file: 'simulator/check/rules/untaken-events.ts',
+    find: '        causes: [untakenCause(type, eventIds, facts.expectConsumed.includes(type))],',
+    replace: '        notCauses: [untakenCause(type, eventIds, facts.expectConsumed.includes(type))],',
+    tests: ['test/simulator/check/untaken-events.test.ts'],
+  },
 ];

@@ -13,7 +13,8 @@
  *
  * The faults of the run's rates are steered to the app's write sites of every subscriber, and to the runtime's own
  * until each path is met (../faults/fault-steering.ts); a path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
- * steered fault each) fails the run (`not-exercised`), named. A dead letter is counted, not required: steering cannot
+ * steered fault each) leaves the run NOT PROVEN (`not-exercised`, {@link failurePathsNotMet}), named: the run proves
+ * too little of that subscriber, which is not a violation of exactly-once. A dead letter is counted, not required: steering cannot
  * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
  * it when a step's outcome is unknown (blocked for the operator). Nor is a path the run cannot steer to a subscriber
  * whose queue's `maxReceiveCount` is below {@link MIN_RECEIVES_STEERED} (no conflict there, and no crash at 2: each
@@ -25,7 +26,6 @@ import { MIN_RECEIVES_STEERED, steeredFaultsTo, type SteeredFault } from '../fau
 import type { FaultRates } from '../faults/fault-plan';
 import type { SubscriberView } from '../observation/run-facts';
 import type { RunLedger } from '../observation/ledger';
-import type { Violation } from './invariants';
 
 /** The failure paths, in the order the report shows them. */
 export const FAILURE_PATHS = ['handler-error', 'lost-response', 'conflict', 'crash-before-commit', 'crash-after-commit', 'redelivery', 'dead-letter'] as const;
@@ -106,21 +106,29 @@ export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, co
   };
 }
 
+/** What a run advises when a subscriber events reached never met a path steered to it: the run was too small. */
+export const FAILURE_PATHS_NOT_MET_ADVICE = 'run more commands (--count): each invocation gets one steered fault, each event a few';
+
 /**
- * A violation when a subscriber events reached never met a path of `required` (the paths steered to it:
- * {@link requiredFailurePaths}).
+ * A subscriber events reached that never met some of the failure paths the run's fault rates steer to it
+ * (`not-exercised`): the run proves too little of it, not that it broke exactly-once, so its verdict is NOT PROVEN
+ * (a violation still wins).
  */
-export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number): Violation[] {
+export interface FailurePathsNotMet {
+  readonly subscriber: string;
+  /** The paths it never met, in the order of {@link FAILURE_PATHS}. */
+  readonly paths: readonly FailurePath[];
+  /** The events of the run that reached it. */
+  readonly eventsReached: number;
+}
+
+/**
+ * The paths of `required` (the paths steered to it: {@link requiredFailurePaths}) that a subscriber events reached
+ * never met, as one {@link FailurePathsNotMet}; none when it met them all or no event reached it.
+ */
+export function failurePathsNotMet(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number): FailurePathsNotMet[] {
   if (eventsReached === 0) return [];
   const missed = required.filter((path) => counts[path] === 0);
   if (missed.length === 0) return [];
-  return [
-    {
-      kind: 'not-exercised',
-      subscriber,
-      detail:
-        `its consumer never met ${missed.join(', ')} (${eventsReached} event(s) reached it), though the run's fault rates steer them to every subscriber: ` +
-        'an OK would not prove it handles them; run more commands (--count): each invocation gets one steered fault, each event a few',
-    },
-  ];
+  return [{ subscriber, paths: missed, eventsReached }];
 }

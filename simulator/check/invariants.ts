@@ -56,8 +56,6 @@ export type ViolationKind =
   | 'valid-event-rejected'
   /** An event a subscriber's filter took ended only in its dead-letter queues, never applied (unapplied-events.ts). */
   | 'unapplied-event'
-  /** A subscriber never met a failure path the run's fault rates steer to it: not proven (failure-paths.ts). */
-  | 'not-exercised'
   /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
   | 'repeated-send'
   /** The templates break a rule AWS enforces at deploy (deploy-rules.ts, subscription-rules.ts). */

@@ -10,7 +10,6 @@ import { deployRulesRule } from './rules/deploy-rules';
 import { committedTwiceRule } from './rules/committed-twice';
 import { dualWritesRule } from './rules/dual-writes';
 import { effectsRule } from './rules/effects';
-import { failurePathsRule } from './rules/failure-paths';
 import { historyRule } from './rules/history';
 import { producerFailuresRule } from './rules/producer-failures';
 import { reachedRule } from './rules/reached';
@@ -52,7 +51,6 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   leaseRefusedRedeliveriesRule,
   reachedRule,
   effectsRule,
-  failurePathsRule,
   // what spans the flow
   accessRule,
   unwatchedDeadLettersRule,

@@ -14,7 +14,7 @@ import type { RunLedger } from '../observation/ledger';
 import type { BusinessChange, EffectTally, ObservableSubscriberView, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
 import type { Upstream } from './effect-causes';
-import type { FailurePathCounts } from './failure-paths';
+import type { FailurePathCounts, FailurePathsNotMet } from './failure-paths';
 import type { HistoryEntry } from './history';
 import type { Finding } from './invariants';
 import type { NotExercised } from './not-exercised';
@@ -158,6 +158,11 @@ export interface RunFacts extends ObservableRunFacts {
   readonly consumes?: Readonly<Record<string, readonly string[]>>;
   /** The subscribers that received no event, and why (not-exercised.ts): not a violation, the verdict's NOT PROVEN. @default none */
   readonly notExercised?: readonly NotExercised[];
+  /**
+   * The subscribers events reached that never met a failure path the run's fault rates steer to them, and which
+   * (failure-paths.ts): not a violation, the verdict's NOT PROVEN. @default none
+   */
+  readonly failurePathsNotMet?: readonly FailurePathsNotMet[];
 }
 
 interface CheckInfo {

@@ -54,7 +54,17 @@ export type CauseKind =
    * A subscriber's filter policy (the `setting`, `filterPolicy`) does not take a type the scenario says it consumes
    * (`consumes`): those events reached the topic and never its queue.
    */
-  | 'filter-drops-consumed-type';
+  | 'filter-drops-consumed-type'
+  /**
+   * Events of a type the scenario expects consumed (`expectConsumed`) reached the topic and no subscription's filter
+   * policy took them (`eventType`): no filter names the type, or the producer sends a type none names.
+   */
+  | 'no-filter-takes-expected-type'
+  /**
+   * Events of a type the scenario names neither in `expectConsumed` nor in `publishedOutside` (`eventType`), though it
+   * names the types it expects consumed, reached the topic and no subscription's filter policy took them.
+   */
+  | 'undeclared-type-untaken';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -154,6 +164,8 @@ export interface ViolationCause {
   readonly command?: CommandReference;
   /** The setting it lies in. @default none */
   readonly setting?: SettingReference;
+  /** The event type it concerns, for a type no subscription took. @default none */
+  readonly eventType?: string;
   /** The change to make, in a sentence. */
   readonly fix: string;
 }
@@ -185,6 +197,9 @@ const FIXES: Record<CauseKind, string> = {
     'move the call into a step (a step of createMultiStepConsumer, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside a step',
   'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
   'filter-drops-consumed-type': "add the type to the subscriber's filter policy, or remove it from the scenario's consumes for that subscriber if it does not need it",
+  'no-filter-takes-expected-type': 'add the type to the filter policy of the subscriber that should consume it, or have the producer send a type a filter policy takes',
+  'undeclared-type-untaken':
+    "add the type to the filter policy of the subscriber that should consume it and to the scenario's expectConsumed, or to its publishedOutside if consumers outside this app take it",
 };
 
 /** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */

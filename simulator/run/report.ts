@@ -120,6 +120,7 @@ export function reportRun(
     operator: operated.operator,
     untakenEvents: facts.untaken,
     notExercised: facts.notExercised ?? [],
+    failurePathsNotMet: facts.failurePathsNotMet ?? [],
     iam: facts.iam,
     ...replayability(realTime, ledger),
     realTimeEvents: realTime,

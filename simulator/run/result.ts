@@ -4,7 +4,7 @@
 import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { DeadLetterFinding } from '../check/dead-letters';
-import type { FailurePathCounts, NotSteeredFailurePaths } from '../check/failure-paths';
+import type { FailurePathCounts, FailurePathsNotMet, NotSteeredFailurePaths } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
 import type { NotExercised } from '../check/not-exercised';
 import type { SendFigures } from '../check/repeated-sends';
@@ -108,6 +108,12 @@ export interface SimulationResult {
    * (simulator/check/not-exercised.ts): without a violation, the verdict is NOT PROVEN.
    */
   readonly notExercised: readonly NotExercised[];
+  /**
+   * The subscribers events reached that never met some failure path the run's fault rates steer to them
+   * (`not-exercised`, simulator/check/failure-paths.ts): the paths, and how many events reached each. Not a violation:
+   * without one, the verdict is NOT PROVEN; with one, they are still what the run does not prove.
+   */
+  readonly failurePathsNotMet: readonly FailurePathsNotMet[];
   /**
    * Whether the run's seed replays it: false when something outside the seed acted on a worker between two steps (see
    * {@link realTimeEvents}), so the same seed, start and concurrency may give another run. The verdict stands: it says

@@ -37,6 +37,7 @@ function run(violations: SimulationResult['violations'], causes: SimulationResul
     iam: iamNotEvaluated('off'),
     untakenEvents: [],
     notExercised: [],
+    failurePathsNotMet: [],
     replayable: true,
     realTimeEvents: { count: 0, first: [] },
   } as SimulationResult;

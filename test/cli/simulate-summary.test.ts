@@ -5,7 +5,8 @@ import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
 import { IAM_NOT_CHECKED, IAM_NOT_PROVEN_TEXT, iamNotEvaluated, iamNotProvenReason } from '../../simulator/check/iam-not-evaluated';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
-import { notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
+import { FAILURE_PATHS_NOT_MET_ADVICE, notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
+import { runVerdict } from '../../simulator/run/verdict';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
@@ -40,6 +41,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     iam: iamNotEvaluated('off'),
     untakenEvents: [],
     notExercised: [],
+    failurePathsNotMet: [],
     replayable: true,
     realTimeEvents: { count: 0, first: [] },
   } as SimulationResult;
@@ -105,6 +107,67 @@ describe('formatSummary', () => {
     const violated = formatSummary({ ...relayGaveUp, violations: [{ kind: 'lost', subscriber: 'Billing', detail: 'event e-1 lost' }] });
     expect(violated).toContain('VIOLATED: 1 invariant violation(s):');
     expect(violated).not.toContain('NOT PROVEN');
+  });
+
+  test('a run whose subscribers never met a failure path steered to them ends NOT PROVEN (not VIOLATED), naming each, the paths, the events and the advice; --json has them and its verdict', () => {
+    const tracking = { ...subscriber('OrderTracking', 3), failurePaths: { ...NO_FAILURE_PATHS, 'lost-response': 1, 'crash-before-commit': 1, redelivery: 2 } };
+    const notMet = {
+      ...result([subscriber('Billing', 2), tracking], ['Billing', 'OrderTracking']),
+      failurePathsNotMet: [
+        { subscriber: 'OrderTracking', paths: ['handler-error', 'conflict', 'crash-after-commit'] as const, eventsReached: 3 },
+        { subscriber: 'Billing', paths: ['conflict'] as const, eventsReached: 2 },
+      ],
+    };
+
+    const text = formatSummary(notMet);
+    expect(text).not.toMatch(/^OK: /m);
+    expect(text).not.toContain('VIOLATED');
+    expect(text).toContain(
+      'NOT PROVEN: no check failed (every event reached every matching subscriber; every valid event applied by every subscriber its filter took; every dead letter explained), ' +
+        "but 2 subscriber(s) never met a failure path the run's fault rates steer to them, so this run does not prove they handle it (not-exercised):\n" +
+        '  OrderTracking: never met handler-error, conflict, crash-after-commit (3 event(s) reached it)\n' +
+        '  Billing: never met conflict (2 event(s) reached it)\n' +
+        `  ${FAILURE_PATHS_NOT_MET_ADVICE}\n`,
+    );
+    expect(text).toContain('Failure paths this run never took, so this run does not prove them: ');
+    expect(runVerdict(notMet)).toBe('NOT PROVEN');
+    const json = JSON.parse(JSON.stringify(resultJson(notMet))) as { verdict: string; violations: unknown[]; failurePathsNotMet: unknown[] };
+    expect(json.verdict).toBe('NOT PROVEN');
+    expect(json.violations).toEqual([]);
+    expect(json.failurePathsNotMet).toEqual([
+      { subscriber: 'OrderTracking', paths: ['handler-error', 'conflict', 'crash-after-commit'], eventsReached: 3 },
+      { subscriber: 'Billing', paths: ['conflict'], eventsReached: 2 },
+    ]);
+
+    // with subscribers that received no event, or IAM not proven across accounts, the paths not met are said too
+    const both = { ...notMet, notExercised: [{ subscriber: 'Audit', reason: 'the relay gave up on all 2 committed event(s) its filter takes before they reached its topic' }] };
+    const bothText = formatSummary(both);
+    expect(bothText).toContain('exactly-once was not exercised for 1 subscriber(s) that received no event:\n  Audit: received no event: ');
+    expect(bothText).toContain("\nAlso not proven: 2 subscriber(s) never met a failure path the run's fault rates steer to them, so this run does not prove they handle it (not-exercised):\n  OrderTracking: never met ");
+    expect(runVerdict(both)).toBe('NOT PROVEN');
+    const acrossAccounts = formatSummary({ ...notMet, iam: iamNotEvaluated('engine-missing', ['111111111111', '222222222222']) });
+    expect(acrossAccounts).toMatch(new RegExp(`^NOT PROVEN: .*${IAM_NOT_PROVEN_TEXT}`, 'm'));
+    expect(acrossAccounts).toContain('\nAlso not proven: 2 subscriber(s) never met ');
+
+    // a violation wins: VIOLATED, and the paths not met are still said, as what the run does not prove
+    const violated = { ...notMet, violations: [{ kind: 'lost' as const, subscriber: 'Billing', detail: 'event e-1 lost' }] };
+    const violatedText = formatSummary(violated);
+    expect(violatedText).toContain('VIOLATED: 1 invariant violation(s):\n  [lost] Billing: event e-1 lost\n');
+    expect(violatedText).not.toMatch(/^NOT PROVEN/m);
+    expect(violatedText).toContain("\nAlso not proven: 2 subscriber(s) never met a failure path the run's fault rates steer to them, so this run does not prove they handle it (not-exercised):\n  OrderTracking: never met handler-error, conflict, crash-after-commit (3 event(s) reached it)\n");
+    expect(runVerdict(violated)).toBe('VIOLATED');
+    expect((JSON.parse(JSON.stringify(resultJson(violated))) as { verdict: string }).verdict).toBe('VIOLATED');
+  });
+
+  test('the --json verdict is the one the text gives: OK, NOT PROVEN (subscribers not exercised, IAM across accounts), VIOLATED', () => {
+    const ok = result([subscriber('Billing', 2)], []);
+    expect(runVerdict(ok)).toBe('OK');
+    expect((JSON.parse(JSON.stringify(resultJson(ok))) as { verdict: string }).verdict).toBe('OK');
+    expect(formatSummary(ok)).toMatch(/^OK: /m);
+    const unreached = { ...ok, notExercised: [{ subscriber: 'Billing', reason: 'filtered out' }] };
+    expect(runVerdict(unreached)).toBe('NOT PROVEN');
+    expect(runVerdict({ ...ok, iam: iamNotEvaluated('off', ['111111111111', '222222222222']) })).toBe('NOT PROVEN');
+    expect(runVerdict({ ...unreached, violations: [{ kind: 'lost', detail: 'event e-1 lost' }] })).toBe('VIOLATED');
   });
 
   test('lists, per type, the committed events no subscription took', () => {

@@ -197,7 +197,6 @@ const VIOLATION_KINDS: Record<ViolationKind, true> = {
   'nothing-reached': true,
   'valid-event-rejected': true,
   'unapplied-event': true,
-  'not-exercised': true,
   'repeated-send': true,
   'deploy-refused': true,
   'unconfirmed-subscription': true,

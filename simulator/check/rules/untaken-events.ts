@@ -7,12 +7,19 @@
  * the one nobody foresaw. Without `expectConsumed`, untaken events are listed and fail nothing.
  */
 import type { ObservableRunFacts, RunFacts, RunWideCheck } from '../run-check';
+import { fixFor, type ViolationCause } from '../violation-cause';
 
 /** What the rule reads: the run's untaken events and the types the scenario expects consumed (`verify` builds them too). */
 export type UntakenFacts = ObservableRunFacts & Pick<RunFacts, 'untaken' | 'expectConsumed' | 'publishedOutside'>;
 
 /** How many event ids a violation names. */
 const IDS_SHOWN = 5;
+
+/** The cause as fields: a type `expectConsumed` names (`expected`), or one the scenario names nowhere; each its own change. */
+function untakenCause(type: string, eventIds: readonly string[], expected: boolean): ViolationCause {
+  const kind = expected ? 'no-filter-takes-expected-type' : 'undeclared-type-untaken';
+  return { kind, eventType: type, eventIds, invocations: [], requests: [], fix: fixFor(kind) };
+}
 
 export const untakenEventsRule: RunWideCheck<UntakenFacts> = {
   name: 'untaken-event',
@@ -24,6 +31,7 @@ export const untakenEventsRule: RunWideCheck<UntakenFacts> = {
       .filter(({ type }) => facts.expectConsumed.includes(type) || (facts.expectConsumed.length > 0 && !outside.includes(type)))
       .map(({ type, eventIds }) => ({
         kind: 'untaken-event' as const,
+        causes: [untakenCause(type, eventIds, facts.expectConsumed.includes(type))],
         detail:
           `${eventIds.length} committed ${type} event(s) reached the topic and no subscription's filter policy took them ` +
           `(${eventIds.slice(0, IDS_SHOWN).join(', ')}${eventIds.length > IDS_SHOWN ? ', ...' : ''}); ` +

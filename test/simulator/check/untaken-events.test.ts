@@ -1,6 +1,7 @@
 /** The untaken-event rule: which committed types that no subscription took fail the run. */
 import { describe, expect, test } from 'vitest';
 import { untakenEventsRule, type UntakenFacts } from '../../../simulator/check/rules/untaken-events';
+import { fixFor } from '../../../simulator/check/violation-cause';
 
 const untaken = [
   { type: 'OrderPlaced.v2', eventIds: ['order-placed-order-2', 'order-placed-order-4'] },
@@ -30,5 +31,19 @@ describe('untaken-event', () => {
   test('a type named in expectConsumed that nothing took fails with its own advice', () => {
     const [violation] = untakenEventsRule.check(facts({ expectConsumed: ['OrderPlaced', 'OrderPlaced.v2'], publishedOutside: ['OrderAudited'] }));
     expect(violation!.detail).toMatch(/the scenario expects OrderPlaced.v2 consumed \(expectConsumed\): add OrderPlaced.v2 to the filter policy/);
+  });
+
+  test('each violation carries its cause as fields: the type, its events and the change to make (a type expectConsumed names that no filter takes; a type the scenario names nowhere)', () => {
+    const [expected, undeclared] = untakenEventsRule.check(facts({ expectConsumed: ['OrderPlaced', 'OrderPlaced.v2'] }));
+
+    expect(expected!.causes).toEqual([
+      { kind: 'no-filter-takes-expected-type', eventType: 'OrderPlaced.v2', eventIds: ['order-placed-order-2', 'order-placed-order-4'], invocations: [], requests: [], fix: fixFor('no-filter-takes-expected-type') },
+    ]);
+    expect(undeclared!.causes).toEqual([
+      { kind: 'undeclared-type-untaken', eventType: 'OrderAudited', eventIds: ['order-audited-order-1'], invocations: [], requests: [], fix: fixFor('undeclared-type-untaken') },
+    ]);
+    // the fixes name what to change: a filter policy or the producer's type; or the scenario's expectConsumed or publishedOutside
+    expect(fixFor('no-filter-takes-expected-type')).toMatch(/filter policy.*producer/);
+    expect(fixFor('undeclared-type-untaken')).toMatch(/filter policy.*expectConsumed.*publishedOutside/);
   });
 });

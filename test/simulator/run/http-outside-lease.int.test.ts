@@ -72,6 +72,7 @@ describe('an HTTP effect made outside the lease or a step (seed 1, 6 orders)', (
     const result = await simulate('Correct');
 
     expect(result.violations).toEqual([]);
+    expect(result.failurePathsNotMet).toEqual([]);
     // the stub was called: the calls were heard and placed inside the leases
     expect(currentProviderStub()!.calls.length).toBeGreaterThanOrEqual(18);
   });

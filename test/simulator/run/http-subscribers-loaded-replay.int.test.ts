@@ -58,6 +58,7 @@ describe('replaying a seed of an app whose subscribers call HTTP services, on a 
       const second = await run();
       // the run did what it should, met faults, and called the stub: there is something to replay
       expect(first.violations).toEqual([]);
+      expect(first.failurePathsNotMet).toEqual([]);
       expect(first.totalFaults).toBeGreaterThan(0);
       const stub = currentHttpStub();
       expect(stub?.state.charges.length ?? 0).toBeGreaterThanOrEqual(6);

@@ -74,6 +74,7 @@ describe('replaying a seed of an app whose subscribers call HTTP services', () =
 
     // the run did what it should, met faults, and called the stub: there is something to replay
     expect(first.result.violations).toEqual([]);
+    expect(first.result.failurePathsNotMet).toEqual([]);
     // nothing outside the seed acted on a worker between steps: the seed replays the run
     expect(first.result.realTimeEvents).toEqual({ count: 0, first: [] });
     expect(first.result.totalFaults).toBeGreaterThan(0);

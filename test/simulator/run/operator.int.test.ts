@@ -37,6 +37,7 @@ describe('the simulated operator', () => {
   test('the example operator settles every blocked step with no violation', async () => {
     const result = await simulate(scenario.operator!);
     expect(result.violations).toEqual([]);
+    expect(result.failurePathsNotMet).toEqual([]);
     expect((result.operator?.resolvedSuccess ?? 0) + (result.operator?.resolvedTryAgain ?? 0)).toBeGreaterThan(0);
   });
 

@@ -211,6 +211,12 @@ describe('events nobody takes (issue 39 item 4; seed 1, 8 orders)', () => {
     });
     // the OrderPlaced events were all taken: no violation for them
     expect(result.violations.filter((violation) => violation.kind === 'untaken-event')).toHaveLength(1);
+    // --json carries the cause as fields (the type, its events, the change to make), and the text its cause line
+    const [untaken] = jsonViolations(result).filter((violation) => violation.kind === 'untaken-event');
+    expect(untaken!.causes).toEqual([
+      { kind: 'no-filter-takes-expected-type', eventType: 'OrderPlaced.v2', eventIds: expect.arrayContaining(['order-placed-order-2']), invocations: [], requests: [], fix: fixFor('no-filter-takes-expected-type') },
+    ]);
+    expect(formatSummary(result)).toContain(`cause: no-filter-takes-expected-type (type OrderPlaced.v2; event(s) `);
   });
 });
 

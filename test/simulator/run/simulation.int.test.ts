@@ -46,6 +46,7 @@ describe('simulating the example app', () => {
 
     // THEN no invariant is violated, and every subscriber saw events, redeliveries and effects
     expect(result.violations).toEqual([]);
+    expect(result.failurePathsNotMet).toEqual([]);
     expect(result.subscribers.map((subscriber) => subscriber.name).sort()).toEqual([...SUBSCRIBERS].sort());
     for (const subscriber of result.subscribers) {
       expect(subscriber.events, subscriber.name).toBeGreaterThan(0);
@@ -145,6 +146,7 @@ describe('simulating the example app', () => {
 
     expect(first.totalFaults).toBeGreaterThan(0);
     expect([first.violations, second.violations]).toEqual([[], []]);
+    expect([first.failurePathsNotMet, second.failurePathsNotMet]).toEqual([[], []]);
     expect(second.producer).toEqual(first.producer);
     expect(second.relay.committedEvents).toBe(first.relay.committedEvents);
     const events = (result: SimulationResult) => result.subscribers.map(({ name, events: count }) => ({ name, events: count }));
