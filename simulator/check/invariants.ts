@@ -56,6 +56,12 @@ export type ViolationKind =
   | 'valid-event-rejected'
   /** An event a subscriber's filter took ended only in its dead-letter queues, never applied (unapplied-events.ts). */
   | 'unapplied-event'
+  /**
+   * @deprecated No run reports it since 1.1.0: a subscriber that never met a failure path the run's fault rates steer to
+   * it makes the run NOT PROVEN (`failurePathsNotMet`), not a violation. Kept in the type so code written against 1.0.0
+   * still compiles; it is removed in the next major version.
+   */
+  | 'not-exercised'
   /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
   | 'repeated-send'
   /** The templates break a rule AWS enforces at deploy (deploy-rules.ts, subscription-rules.ts). */
