@@ -2096,8 +2096,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'lease-call-outside-not-named',
     breaks: "simulate (new-user trial NU15-1): the HTTP calls a lease or multi-step consumer made outside its lease or steps are not read, so a count too high of a handler that calls before handing the event to the runtime's consumer fails as a bare count, with no cause, no invocation and no fix (effect-outside-lease, effect-outside-step)",
     file: 'simulator/check/apply-attribution.ts',
-    find: '    if (outside !== undefined) return outside;',
-    replace: '    if (outside !== undefined && carrying.length < 0) return outside;',
+    find: ' : (outside ?? told);',
+    replace: ' : told;',
     tests: ['test/simulator/check/apply-attribution.test.ts', 'test/simulator/run/http-outside-lease.int.test.ts'],
   },
   {
@@ -2364,5 +2364,21 @@ export const MUTANTS: readonly Mutant[] = [
     find: " ?? notReRun.find((commit) => includesAll(types, commit.types!));",
     replace: ";",
     tests: ['test/simulator/check/committed-twice.test.ts'],
+  },
+  {
+    id: 'outside-call-before-window-story',
+    breaks: "effect-count (r17, R17-3): a call outside the lease is told before the event's applications, so a token POST before the claim, repeated by a duplicate whose claim was refused, takes the cause over from the deduplication window that let the handle run again",
+    file: 'simulator/check/apply-attribution.ts',
+    find: "    return told !== undefined && told.cause.kind !== 'applied-again' ? told : (outside ?? told);",
+    replace: "    return outside ?? told;",
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
+  {
+    id: 'dual-write-missing-id-any-subject-match',
+    breaks: "dual-write (r17, R17-8): a change's missing event is paired with the first event of its subject whatever its type, so with two missing ids the one of another type is named as in the outbox under the random id",
+    file: 'simulator/check/dual-writes.ts',
+    find: "    const orphan = typed ?? (candidates.length === 1 && !competing ? candidates[0] : undefined);",
+    replace: "    const orphan = candidates[0] ?? typed;",
+    tests: ['test/simulator/check/dual-writes.test.ts'],
   },
 ];
