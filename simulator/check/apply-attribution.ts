@@ -27,8 +27,10 @@
  * - a lease or multi-step effect made by an HTTP call (which writes nothing to DynamoDB) outside the lease: the
  *   simulator hears each call a function makes to a service outside it, with how many DynamoDB requests its
  *   invocation had sent by then (./outside-calls.ts); a call made while the record of no event it was made for held a
- *   lease (before the claim, after the completion) is repeated by each redelivery, and told unless each invocation
- *   that repeated it claimed a lease of its own (then the window, lease or crash story is).
+ *   lease (before the claim, after the completion) is repeated by each redelivery, and told only when the event's
+ *   applications name no mistake of their own: a window, lease or crash story (the handle ran again under a lease
+ *   claimed afresh) is told first, a call a refused duplicate repeated (a token) notwithstanding; and not told when each
+ *   invocation that repeated it claimed a lease of its own.
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
@@ -435,9 +437,15 @@ export class ApplyAttribution {
 
   private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
     const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
-    // an HTTP call made outside the lease (or a step) is the mistake whatever fault met each delivery
+    const told = this.storyOfApplications(consumer, functionKey, eventId, carrying);
+    // an HTTP call made outside the lease (or a step): the cause when the applications the run saw name no mistake (a
+    // window, lease or crash story explains the count; a call every delivery made, such as a token, is no effect then)
     const outside = consumer.mode === 'lease' || consumer.mode === 'multi-step' ? this.outsideLease(consumer, carrying, eventId) : undefined;
-    if (outside !== undefined) return outside;
+    return told !== undefined && told.cause.kind !== 'applied-again' ? told : (outside ?? told);
+  }
+
+  /** The event's story from its applications, the calls outside the lease left out (see {@link story}). */
+  private storyOfApplications(consumer: AttributedConsumer, functionKey: string, eventId: string, carrying: readonly InvocationSeen[]): Told | undefined {
     const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId, (write) => this.addsToAggregate(functionKey, consumer, write, eventId)));
     if (applications.length >= 2) {
       const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));

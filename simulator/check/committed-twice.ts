@@ -4,16 +4,21 @@
  * events, applied or refused (observation/ledger.ts `outboxRequestsByInvocation`).
  *
  * A commit T of a command is committed again by an applied request R of a later attempt when R puts only events no
- * request of the command committed before, R's event types are T's, and that attempt never re-sent T's events. A
- * correct producer derives its ids from the command: its retry re-runs the steps the earlier attempt committed, is
- * answered "already written" (a refused request that re-sends T's events), and commits only the steps the earlier
- * attempt stopped before, so a command split over several transactions of one event type is not named. A producer that
- * draws its ids per attempt (a random event id, or a random business id as the subject) re-sends none of T's events.
+ * request of the command committed before, R's event types are T's (or include them: a retry that adds an audit event),
+ * and that attempt never re-ran T: re-sent T's events, or was refused by the condition of a business item T wrote (the
+ * request's cancellation reason `ConditionalCheckFailed` on that item). A correct producer derives its ids from the
+ * command: its retry re-runs the steps the earlier attempt committed, is answered "already written" (a refused request
+ * that re-sends T's events), and commits only the steps the earlier attempt stopped before, so a command split over
+ * several transactions of one event type is not named; one that draws a random event id but writes each step with a
+ * condition on the step's own item meets that item's refusal for a done step, and is not named either. A producer that
+ * draws its ids per attempt (a random event id, or a random business id as the subject) without such a condition
+ * re-runs none of its steps.
  *
  * Inside one attempt (the producer retries its own failed write): R commits T again when T's reply was lost (the
- * invocation did not see it applied), R comes after T, the attempt never re-sent T's events, and R's events carry T's
- * content (type and data, the event's own id and subject left out), so the next step of a batch, whose data differs,
- * is not named.
+ * invocation did not see it applied), R comes after T, no request answered after T (in this attempt or a later one)
+ * re-ran it, and R's events carry T's content (type and data, the event's own id and subject left out), so the next
+ * step of a batch, whose data differs, is not named. The SDK re-sends a write whose reply was lost with the same ids,
+ * after the writes sent with it at once were answered: steps of one shape written in parallel are not named.
  *
  * A correct producer that checks whether a step is done by reading (not by a conditional write) re-sends nothing and is
  * named too: derive the ids and write with `transactWriteOnce`, as the docs ask.
@@ -42,10 +47,13 @@ interface Repeat {
 interface Commit {
   readonly attempt: number;
   readonly request: OutboxRequest;
-  readonly types: string | undefined;
+  /** Its event types, sorted. */
+  readonly types: readonly string[] | undefined;
   readonly content: string | undefined;
-  /** The attempts that re-sent one of its events (re-ran the step). */
+  /** The attempts that re-ran the step: re-sent one of its events, or were refused by the condition of an item it wrote. */
   readonly rerunBy: Set<number>;
+  /** Whether a request answered after it, in its attempt or a later one, re-ran the step. */
+  readonly reRunLater: boolean;
   repeated: boolean;
 }
 
@@ -99,34 +107,46 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
     const command = Number(match[1]);
     byCommand.set(command, [...(byCommand.get(command) ?? []), { attempt: Number(match[2]), requests: sent }]);
   }
-  const sorted = (values: (string | undefined)[]): string | undefined => (values.includes(undefined) ? undefined : JSON.stringify([...(values as string[])].sort()));
-  const typesOf = (eventIds: readonly string[]): string | undefined => sorted(eventIds.map((eventId) => eventsById.get(eventId)?.type));
-  const contentOf = (eventIds: readonly string[]): string | undefined => sorted(eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId))));
+  const typeList = (eventIds: readonly string[]): string[] | undefined => {
+    const types = eventIds.map((eventId) => eventsById.get(eventId)?.type);
+    return types.includes(undefined) ? undefined : (types as string[]).sort();
+  };
+  const contentOf = (eventIds: readonly string[]): string | undefined => {
+    const contents = eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId)));
+    return contents.includes(undefined) ? undefined : JSON.stringify((contents as string[]).sort());
+  };
   const repeats: Repeat[] = [];
   for (const command of [...byCommand.keys()].sort((a, b) => a - b)) {
     const attempts = byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt);
+    // every request of the command, attempt by attempt, each attempt's in the order they were answered
+    const all = attempts.flatMap(({ attempt, requests: sent }) => sent.map((request) => ({ attempt, request })));
     const commits: Commit[] = [];
     const committedIds = new Set<string>();
     let found: Repeat | undefined;
+    let position = 0;
     for (const { attempt, requests: sent } of attempts) {
-      // a step the attempt re-ran, anywhere in it: it re-sent an event a commit of an earlier attempt wrote
-      for (const request of sent) for (const commit of commits) if (commit.request.eventIds.some((eventId) => request.eventIds.includes(eventId))) commit.rerunBy.add(attempt);
+      // a step the attempt re-ran, anywhere in it: it re-sent an event a commit of an earlier attempt wrote, or was refused by the condition of an item that commit wrote
+      for (const request of sent) for (const commit of commits) if (reRuns(request, commit.request)) commit.rerunBy.add(attempt);
       const ownCommits: Commit[] = [];
       for (const request of sent) {
-        // a step of this attempt re-sent: the events of its earlier commit in this attempt
-        for (const commit of ownCommits) if (commit.request !== request && commit.request.eventIds.some((eventId) => request.eventIds.includes(eventId))) commit.rerunBy.add(attempt);
+        position += 1;
         if (!request.applied) continue;
-        const types = typesOf(request.eventIds);
+        const types = typeList(request.eventIds);
         const content = contentOf(request.eventIds);
         const fresh = request.eventIds.every((eventId) => !committedIds.has(eventId));
         if (found === undefined && fresh && types !== undefined) {
-          const before = commits.find((commit) => !commit.repeated && commit.types === types && !commit.rerunBy.has(attempt)) ?? ownCommits.find((commit) => !commit.repeated && unseen(commit.request) && commit.content !== undefined && commit.content === content && !commit.rerunBy.has(attempt));
+          const notReRun = commits.filter((commit) => !commit.repeated && commit.types !== undefined && !commit.rerunBy.has(attempt));
+          // across attempts: the same types first, then those and more (a retry that adds an event); inside the attempt: the same content
+          const acrossAttempts = notReRun.find((commit) => sameList(commit.types!, types)) ?? notReRun.find((commit) => includesAll(types, commit.types!));
+          const before = acrossAttempts ?? ownCommits.find((commit) => !commit.repeated && unseen(commit.request) && commit.content !== undefined && commit.content === content && !commit.reRunLater);
           if (before !== undefined) {
             before.repeated = true;
             found = { command, firstAttempt: before.attempt, againAttempt: attempt, kept: before.request.eventIds[0]!, repeat: request.eventIds[0]!, keptRequest: before.request, repeatRequest: request };
           }
         }
-        ownCommits.push({ attempt, request, types, content, rerunBy: new Set(), repeated: false });
+        // whether a request answered after this one (in this attempt or a later one) re-ran it: the SDK's re-send after its lost reply comes after the writes sent with it
+        const reRunLater = all.slice(position).some((later) => reRuns(later.request, request));
+        ownCommits.push({ attempt, request, types, content, rerunBy: new Set(), reRunLater, repeated: false });
         for (const eventId of request.eventIds) committedIds.add(eventId);
       }
       commits.push(...ownCommits);
@@ -134,6 +154,32 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
     if (found !== undefined) repeats.push(found);
   }
   return repeats;
+}
+
+/**
+ * Whether `request` re-ran the step `commit` committed: it re-sends one of its events (a retry with the ids it drew, or
+ * ids derived from the command), or DynamoDB refused it for the condition of a business item `commit` wrote (a retry
+ * under new event ids that the step's own item found done).
+ */
+function reRuns(request: OutboxRequest, commit: OutboxRequest): boolean {
+  if (request === commit) return false;
+  if (commit.eventIds.some((eventId) => request.eventIds.includes(eventId))) return true;
+  return !request.applied && (request.refusedItems ?? []).some((item) => (commit.items ?? []).includes(item));
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+/** Whether `all` holds each of `some` (counted: two of a type need two). */
+function includesAll(all: readonly string[], some: readonly string[]): boolean {
+  const left = [...all];
+  for (const value of some) {
+    const index = left.indexOf(value);
+    if (index < 0) return false;
+    left.splice(index, 1);
+  }
+  return true;
 }
 
 /** Whether the invocation did not see the request applied: its reply lost, or its process crashed after it. */

@@ -75,11 +75,19 @@ export function checkDualWrites(
     });
   }
   if (orphans.length > 0) {
+    // an orphan paired with an event of a change in the outbox repeats the command; one paired with a missing id is that event, under another id
+    const repeats = twice.filter(({ kept }) => outboxEventIds.has(kept));
+    const renamed = twice.filter(({ kept }) => !outboxEventIds.has(kept));
     const told =
-      twice.length === 0
+      (repeats.length === 0
         ? ''
-        : `; ${twice.length} of them repeat a command committed under another id (${listed(twice.map((pair) => `${pair.orphan} and ${pair.kept}: ${named(pair)}`))}): ` +
-          `the producer draws a new event id on each attempt, so a retry after a commit whose reply was lost commits the command again; ${fixFor('event-id-per-attempt')}`;
+        : `; ${repeats.length} of them repeat a command committed under another id (${listed(repeats.map((pair) => `${pair.orphan} and ${pair.kept}: ${named(pair)}`))}): ` +
+          'the producer draws a new event id on each attempt, so a retry after a commit whose reply was lost commits the command again') +
+      (renamed.length === 0
+        ? ''
+        : `; ${renamed.length} of them ${renamed.length === 1 ? "is a change's event" : "are changes' events"} under another id than the probe derives (${listed(renamed.map((pair) => `${pair.orphan} as ${pair.kept}: ${named(pair)}`))}): ` +
+          'the producer draws a new event id on each attempt, not the id the probe derives from the command') +
+      (twice.length === 0 ? '' : `; ${fixFor('event-id-per-attempt')}`);
     const causes: ViolationCause[] = twice.map(causeOf);
     violations.push({
       kind: 'dual-write',
@@ -90,11 +98,19 @@ export function checkDualWrites(
   return violations;
 }
 
+/** Whether `eventId` begins with `type` (or a dotted part of it) in kebab case: `order-placed-order-2` with `OrderPlaced`. */
+function typeBegins(eventId: string, type: string | undefined): boolean {
+  if (type === undefined) return false;
+  const kebab = (text: string): string => text.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  return [type, ...type.split('.')].map(kebab).some((prefix) => prefix.length >= 3 && eventId.startsWith(`${prefix}-`));
+}
+
 /**
  * The events without a change whose type and subject are those of an event a change has (`kept`): one command
  * committed twice. A change's event missing from the outbox (`missing`, so its type and subject are unknown) is `kept`
- * for the first such event, in id order, whose subject ends its id (`order-placed-order-2` and an event of subject
- * `order-2`): the probe derives the id from the command, the producer drew another.
+ * for an event whose subject ends its id (`order-placed-order-2` and an event of subject `order-2`): the probe derives
+ * the id from the command, the producer drew another. The first such event, in id order, whose type begins the id
+ * (`OrderPlaced`); else the only such event, when no other missing id could be it: otherwise none (not guessed).
  */
 function committedTwice(
   orphans: readonly string[],
@@ -116,11 +132,18 @@ function committedTwice(
     else pairs.push({ orphan, kept });
   }
   const free = [...unmatched].sort();
-  for (const kept of missing) {
-    const orphan = free.find((candidate) => {
+  const ofSubject = (kept: string): string[] =>
+    free.filter((candidate) => {
       const subject = eventsById.get(candidate)?.subject;
       return subject !== undefined && subject !== '' && (kept === subject || kept.endsWith(`-${subject}`));
     });
+  for (const kept of missing) {
+    const candidates = ofSubject(kept);
+    // one of its own type (the id begins with the type in kebab case: order-placed-order-2 and OrderPlaced), else the
+    // one event of its subject when no other missing id of that subject competes for it: never a guess between several
+    const typed = candidates.find((candidate) => typeBegins(kept, eventsById.get(candidate)?.type));
+    const competing = missing.some((other) => other !== kept && ofSubject(other).some((candidate) => candidates.includes(candidate)));
+    const orphan = typed ?? (candidates.length === 1 && !competing ? candidates[0] : undefined);
     if (orphan === undefined) continue;
     free.splice(free.indexOf(orphan), 1);
     pairs.push({ orphan, kept });

@@ -49,6 +49,14 @@ export interface ProxiedCrash {
 /** What became of a request the invocation sent: whether DynamoDB applied it (forwarded and answered 200), seen by the client or not. */
 export interface RequestAnswer {
   readonly applied: boolean;
+  /** The body of DynamoDB's refusal (a 4xx reply: a cancelled transaction names each action's reason). @default none (applied) */
+  readonly refusal?: Buffer;
+}
+
+/** What became of a request: applied when DynamoDB answered 200 to it, else refused (with the reply's body when it was a 4xx). */
+function answerOf(forwarded: boolean, upstream: { readonly status: number; readonly body: Buffer }): RequestAnswer {
+  if (forwarded && upstream.status === 200) return { applied: true };
+  return { applied: false, ...(upstream.status >= 400 && upstream.status < 500 ? { refusal: upstream.body } : {}) };
 }
 
 /** A running proxy. */
@@ -247,7 +255,7 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
     switch (fault) {
       case 'none': {
         const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
-        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
+        current.onAnswered?.(request, answerOf(forwarded, upstream));
         reply(response, upstream, now);
         return scheduled?.answered();
       }
@@ -259,7 +267,7 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
         return answer(scheduled, () => refuse(response, conflictReply(operation, actionsOf(body).map(() => true), INJECTED_CONFLICT_MESSAGE)));
       case 'lose-response': {
         const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
-        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
+        current.onAnswered?.(request, answerOf(forwarded, upstream));
         // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
         incoming.socket.destroy();
         return scheduled?.answered();
@@ -271,7 +279,7 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
         return;
       case 'crash-after': {
         const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, undefined);
-        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
+        current.onAnswered?.(request, answerOf(forwarded, upstream));
         current.crashed = true;
         scheduled?.ended();
         current.onCrash({ atRequest: request.index, afterCommit: forwarded });

@@ -6,7 +6,7 @@ import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { committedInboxEvents } from './inbox-commits';
-import { writtenOutboxEvents, writtenTables, type OutboxRequest } from './outbox-writes';
+import { businessItems, writtenOutboxEvents, writtenTables, type OutboxRequest } from './outbox-writes';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 
@@ -299,13 +299,30 @@ export class RunLedger implements SimulationObserver {
   /**
    * Books a request of a producer's (or any function's) invocation that put outbox events and that DynamoDB answered,
    * applied or not, with the fault injected on it (`lose-response`, `crash-after`: the invocation did not see it
-   * applied): see {@link outboxRequestsByInvocation}.
+   * applied): see {@link outboxRequestsByInvocation}; with `items`, the business items it writes and those whose condition
+   * refused it (from the refusal's body), the keys of a Put read with `keyNames` of its table.
    */
-  public recordOutboxRequest(functionKey: ResourceKey, invocationKey: string, request: { readonly operation: string; readonly body: Buffer }, applied: boolean, fault?: string): void {
+  public recordOutboxRequest(
+    functionKey: ResourceKey,
+    invocationKey: string,
+    request: { readonly operation: string; readonly body: Buffer },
+    applied: boolean,
+    fault?: string,
+    items?: { readonly keyNames: (table: string) => readonly string[]; readonly refusal?: Buffer },
+  ): void {
     const eventIds = writtenOutboxEvents(request.operation, request.body);
     if (eventIds.length === 0) return;
     const requests = getOrCreate(this.outboxRequestsByInvocation, functionKey, () => new Map<string, OutboxRequest[]>());
-    const entry: OutboxRequest = { operation: request.operation, tables: writtenTables(request.operation, request.body), eventIds, applied, ...(fault === undefined || fault === 'none' ? {} : { fault }) };
+    const business = items === undefined ? { written: [], refused: [] } : businessItems(request.operation, request.body, items.keyNames, applied ? undefined : items.refusal);
+    const entry: OutboxRequest = {
+      operation: request.operation,
+      tables: writtenTables(request.operation, request.body),
+      eventIds,
+      applied,
+      ...(fault === undefined || fault === 'none' ? {} : { fault }),
+      ...(business.written.length === 0 ? {} : { items: business.written }),
+      ...(business.refused.length === 0 ? {} : { refusedItems: business.refused }),
+    };
     requests.set(invocationKey, [...(requests.get(invocationKey) ?? []), entry]);
   }
 

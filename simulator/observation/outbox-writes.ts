@@ -61,6 +61,55 @@ export function writtenTables(operation: string, body: Buffer): string[] {
   return [...new Set(names.filter((name): name is string => typeof name === 'string'))];
 }
 
+type KeyValue = Readonly<Record<string, unknown>>;
+
+/** One item as `businessItems` names it: its table and its key attributes, in name order. */
+function itemName(table: string, key: KeyValue): string {
+  return `${table} ${JSON.stringify(Object.fromEntries(Object.keys(key).sort().map((name) => [name, key[name]])))}`;
+}
+
+/**
+ * The items a `TransactWriteItems` request acts on outside the outbox (the business items: not an item with the event
+ * id attribute), each named by its table and key (a Put's key read from its item with `keyNames` of its table): `written`,
+ * those its Put, Update and Delete actions write; `refused`, those whose condition refused it, from the cancellation
+ * reasons of DynamoDB's refusal (`refusal`, the reply's body; none when it was applied or refused for another reason).
+ * None for another operation, or a body that is not one.
+ */
+export function businessItems(operation: string, body: Buffer, keyNames: (table: string) => readonly string[], refusal?: Buffer): { written: string[]; refused: string[] } {
+  const none = { written: [], refused: [] };
+  if (operation !== 'TransactWriteItems') return none;
+  let actions: unknown;
+  try {
+    actions = (JSON.parse(body.toString('utf8')) as { TransactItems?: unknown }).TransactItems;
+  } catch {
+    return none;
+  }
+  if (!Array.isArray(actions)) return none;
+  let reasons: unknown[] = [];
+  if (refusal !== undefined) {
+    try {
+      const parsed = (JSON.parse(refusal.toString('utf8')) as { CancellationReasons?: unknown }).CancellationReasons;
+      if (Array.isArray(parsed)) reasons = parsed;
+    } catch {
+      // not a cancellation: no item refused it
+    }
+  }
+  const written: string[] = [];
+  const refused: string[] = [];
+  actions.forEach((action: Record<string, { TableName?: unknown; Item?: Record<string, unknown>; Key?: KeyValue } | undefined> | null, index) => {
+    const [kind, part] = Object.entries(action ?? {})[0] ?? [];
+    if (kind === undefined || part === undefined || typeof part.TableName !== 'string') return;
+    if (part.Item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] !== undefined) return;
+    const names = keyNames(part.TableName);
+    const key = kind === 'Put' ? (part.Item !== undefined && names.length > 0 && names.every((name) => part.Item![name] !== undefined) ? Object.fromEntries(names.map((name) => [name, part.Item![name]])) : undefined) : part.Key;
+    if (key === undefined || typeof key !== 'object') return;
+    const name = itemName(part.TableName, key);
+    if (kind === 'Put' || kind === 'Update' || kind === 'Delete') written.push(name);
+    if ((reasons[index] as { Code?: unknown } | undefined)?.Code === 'ConditionalCheckFailed') refused.push(name);
+  });
+  return { written, refused };
+}
+
 /** A request of an invocation that put outbox events, as the ledger books it (observation/ledger.ts). */
 export interface OutboxRequest {
   readonly operation: string;
@@ -72,4 +121,8 @@ export interface OutboxRequest {
   readonly applied: boolean;
   /** The fault the simulator injected on it: `lose-response` or `crash-after` (applied, unseen by the invocation). @default none */
   readonly fault?: string;
+  /** The items it writes outside the outbox, each as its table and key (see {@link businessItems}). @default none */
+  readonly items?: readonly string[];
+  /** Of {@link items}, those whose condition refused it (`ConditionalCheckFailed`). @default none (applied, or refused otherwise) */
+  readonly refusedItems?: readonly string[];
 }

@@ -121,10 +121,9 @@ export async function buildRun(
   const ownClientWrites = new OwnClientWrites();
   let flowBuilt: LocalFlow | undefined;
   // which invocation applied an event again, and how (simulator/check/apply-attribution.ts)
-  const attribution = new ApplyAttribution(
-    () => clock.now(),
-    (tableName) => model.tables.find((table) => flowBuilt?.tables.get(table.key)?.tableName === tableName)?.keySchema.map((key) => key.AttributeName) ?? [],
-  );
+  // a deployed table's key attribute names, by its name
+  const keyNames = (tableName: string): string[] => model.tables.find((table) => flowBuilt?.tables.get(table.key)?.tableName === tableName)?.keySchema.map((key) => key.AttributeName) ?? [];
+  const attribution = new ApplyAttribution(() => clock.now(), keyNames);
   ledger.addInvocationListener((mapping, invocation) => {
     const functionKey = model.eventSourceMappings.find((candidate) => candidate.key === mapping)?.function;
     const [first] = invocation.messages;
@@ -169,7 +168,7 @@ export async function buildRun(
       // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)
       if (answer.applied) ledger.recordApplied(functionKey, request, invocationKey, clock.now());
       // a producer's retry that re-sends an event an earlier attempt committed re-ran that step (check/committed-twice.ts)
-      ledger.recordOutboxRequest(functionKey, invocationKey, request, answer.applied, faultOfRequest.get(request));
+      ledger.recordOutboxRequest(functionKey, invocationKey, request, answer.applied, faultOfRequest.get(request), { keyNames, ...(answer.refusal === undefined ? {} : { refusal: answer.refusal }) });
     },
     // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
     scheduler,

@@ -620,9 +620,38 @@ describe('an HTTP effect of a lease or multi-step consumer made outside its leas
     flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, token);
     // THEN the handle ran twice under leases the runtime claimed: the window explains the count, not the call
     expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
-    // AND a redelivery whose claim was refused, yet POSTed again, is still told as the call outside the lease
+    // AND a redelivery whose claim was refused, yet POSTed again, does not take the cause over: the two leased runs of
+    // handle, the second after the window, explain the count; the call outside the lease is told only when nothing else
+    // does (review r17, R17-3: a token POST before the claim, repeated by a refused duplicate, applies nothing)
     flow.later(30);
     flow.invoke([['e-1', 3]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, ['e-1'], 1, token);
-    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.calls?.map((call) => call.path)])).toEqual([['effect-outside-lease', ['/oauth/token']]]);
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
+  });
+
+  test('a token POST before the claim, repeated by a duplicate whose claim was refused, then a redelivery after the window: the window is the cause, not the call (review r17, R17-3)', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    // GIVEN the token POST before the claim and the effect, POST /receipts, inside the lease
+    const calls = [
+      { path: '/oauth/token', afterRequest: 0 },
+      { path: '/receipts', afterRequest: 1 },
+    ];
+    flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, calls);
+    // AND a duplicate 30 s later POSTs the token and is refused its claim (the record is completed): no effect
+    flow.later(30);
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, [], 1, [calls[0]!]);
+    // AND the redelivery after the 60 s window claims afresh and POSTs /receipts again inside its lease
+    flow.later(150);
+    flow.invoke([['e-1', 3]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, calls);
+    // THEN the cause is the window set too short, with its setting
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
+  });
+
+  test('a POST before the claim repeated by deliveries whose leases explain nothing (one leased application): still the call outside the lease', () => {
+    const flow = run({ subscriber: 'Receipts', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 3600 });
+    const charge = [{ path: '/charge', afterRequest: 0 }];
+    flow.invoke([['e-1', 1]], [{ ...claim('Receipts', 'e-1'), applied: true }, { ...complete('Receipts', 'e-1'), applied: true }], RETURNED, [], 1, charge);
+    flow.later(30);
+    flow.invoke([['e-1', 2]], [{ ...claim('Receipts', 'e-1'), applied: false }], RETURNED, [], 1, charge);
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.calls?.map((call) => call.path)])).toEqual([['effect-outside-lease', ['/charge']]]);
   });
 });

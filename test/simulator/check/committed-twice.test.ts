@@ -108,4 +108,64 @@ describe('checkCommittedTwice', () => {
     ]);
     expect(checkCommittedTwice('Shop/PlaceOrder', requests, events)).toEqual([]);
   });
+
+  describe('review r17', () => {
+    const lines = new Map([
+      // three tickets of one order, written at once (Promise.all), ids from the command: the same content once the id and subject are left out
+      event('issued-order-1-t0', 'TicketIssued', 'order-1-t0', { orderId: 'order-1-t0', totalCents: 100 }),
+      event('issued-order-1-t1', 'TicketIssued', 'order-1-t1', { orderId: 'order-1-t1', totalCents: 100 }),
+      event('issued-order-1-t2', 'TicketIssued', 'order-1-t2', { orderId: 'order-1-t2', totalCents: 100 }),
+      event('issued-x-1', 'TicketIssued', 'x-1', { orderId: 'x-1', totalCents: 100 }),
+      // lines reserved under random event ids, each line's item written with attribute_not_exists
+      event('u-1', 'LineReserved', 'order-2', { line: 'a' }),
+      event('u-3', 'LineReserved', 'order-2', { line: 'b' }),
+      event('u-4', 'LineReserved', 'order-2', { line: 'c' }),
+      event('o-1', 'OrderPlaced', 'order-3'),
+      event('o-2', 'OrderPlaced', 'order-3'),
+      event('audit-1', 'AuditLogged', 'order-3'),
+    ]);
+    const line = (key: string) => `Lines ${JSON.stringify({ pk: { S: key } })}`;
+
+    test('R17-1: parallel writes of one command, ids from the command, the first reply lost and the SDK re-sending it after the others were answered: not named', () => {
+      const requests = new Map([
+        ['producer|0|1', [applied(['issued-order-1-t0'], 'lose-response'), applied(['issued-order-1-t1']), applied(['issued-order-1-t2']), refused(['issued-order-1-t0'])]],
+        // the re-send comes in the next attempt (the process died before the SDK re-sent it)
+        ['producer|1|1', [applied(['issued-order-1-t0'], 'lose-response'), applied(['issued-order-1-t1'], 'crash-after')]],
+        ['producer|1|2', [refused(['issued-order-1-t0']), refused(['issued-order-1-t1']), applied(['issued-order-1-t2'])]],
+      ]);
+      expect(checkCommittedTwice('Shop/IssueTickets', requests, lines)).toEqual([]);
+    });
+
+    test('R17-1: the same parallel writes where nothing ever re-sends the lost write, and a new id commits its content: named', () => {
+      const requests = new Map([['producer|0|1', [applied(['issued-order-1-t0'], 'lose-response'), applied(['issued-order-1-t1']), applied(['issued-x-1'])]]]);
+      const [finding] = checkCommittedTwice('Shop/IssueTickets', requests, lines);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['issued-order-1-t0', expect.any(String)], command: { number: 1, committedAt: 1, committedAgainAt: 1 } }]);
+    });
+
+    test('R17-2: a line re-run under a new event id, refused by the condition on the line\'s own item, then the lines the crashed attempt stopped before: not named', () => {
+      const requests = new Map([
+        ['producer|0|1', [{ ...applied(['u-1'], 'crash-after'), items: [line('order-2-a')] }]],
+        ['producer|0|2', [{ ...refused(['u-2']), items: [line('order-2-a')], refusedItems: [line('order-2-a')] }, { ...applied(['u-3']), items: [line('order-2-b')] }, { ...applied(['u-4']), items: [line('order-2-c')] }]],
+      ]);
+      expect(checkCommittedTwice('Shop/ReserveLines', requests, lines)).toEqual([]);
+    });
+
+    test('R17-2: named all the same when the refusal was not the line item\'s condition (a conflict, another item\'s condition) or the line was written again', () => {
+      const attempt1: [string, OutboxRequest[]] = ['producer|0|1', [{ ...applied(['u-1'], 'crash-after'), items: [line('order-2-a')] }]];
+      const conflict = new Map<string, OutboxRequest[]>([attempt1, ['producer|0|2', [{ ...refused(['u-2']), items: [line('order-2-a')] }, { ...applied(['u-3']), items: [line('order-2-b')] }]]]);
+      const otherItem = new Map<string, OutboxRequest[]>([attempt1, ['producer|0|2', [{ ...refused(['u-2']), items: [line('order-2-a'), line('stock')], refusedItems: [line('stock')] }, { ...applied(['u-3']), items: [line('order-2-b')] }]]]);
+      for (const requests of [conflict, otherItem]) {
+        expect(checkCommittedTwice('Shop/ReserveLines', requests, lines)[0]?.causes).toMatchObject([{ eventIds: ['u-1', 'u-3'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+      }
+    });
+
+    test('R17-9: a retry that commits the command again plus one more event (types OrderPlaced + AuditLogged after OrderPlaced): named', () => {
+      const requests = new Map([
+        ['producer|0|1', [applied(['o-1'], 'crash-after')]],
+        ['producer|0|2', [applied(['o-2', 'audit-1'])]],
+      ]);
+      const [finding] = checkCommittedTwice('Shop/PlaceOrder', requests, lines);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['o-1', 'o-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+  });
 });

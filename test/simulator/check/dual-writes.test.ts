@@ -51,4 +51,25 @@ describe('checkDualWrites', () => {
     expect(missing!.detail).toContain(fixFor('event-id-per-attempt'));
     expect(orphans).toMatchObject({ kind: 'dual-write', causes: [cause] });
   });
+
+  test('a change with two events, one missing and the other under a random id: the missing id is paired with the orphan of its own type, and the orphan, committed once, is not called a repeat (review r17, R17-8)', () => {
+    // GIVEN the probe expects payment-requested-order-2 and order-placed-order-2; the producer wrote OrderPlaced as u-1 and never wrote PaymentRequested
+    const changes = [{ subject: 'order-2', eventIds: ['payment-requested-order-2', 'order-placed-order-2'] }];
+    const eventsById = new Map([['u-1', { id: 'u-1', type: 'OrderPlaced', subject: 'order-2' }]]) as unknown as Parameters<typeof checkDualWrites>[4];
+    const [missing, orphans] = checkDualWrites('Orders/PlaceOrder', changes, new Set(['u-1']), new Set(['u-1']), eventsById);
+    // THEN order-placed-order-2 (not payment-requested-order-2) is the one in the outbox as u-1
+    expect(missing!.causes?.map((cause) => cause.eventIds)).toEqual([['order-placed-order-2', 'u-1']]);
+    expect(missing!.detail).toContain('1 of them is in the outbox under another id (order-placed-order-2 as u-1: OrderPlaced of order-2)');
+    // AND the orphan side says it is the change's event under another id than the probe's, not a repeat
+    expect(orphans!.detail).not.toContain('repeat');
+    expect(orphans!.detail).toContain('1 of them is a change\'s event under another id than the probe derives (u-1 as order-placed-order-2: OrderPlaced of order-2)');
+  });
+
+  test('two missing ids of one subject and one orphan of neither type: no pairing is guessed (review r17, R17-8)', () => {
+    const changes = [{ subject: 'order-2', eventIds: ['payment-requested-order-2', 'order-placed-order-2'] }];
+    const eventsById = new Map([['u-1', { id: 'u-1', type: 'Shipped', subject: 'order-2' }]]) as unknown as Parameters<typeof checkDualWrites>[4];
+    const [missing, orphans] = checkDualWrites('Orders/PlaceOrder', changes, new Set(['u-1']), new Set(['u-1']), eventsById);
+    expect(missing!.causes).toBeUndefined();
+    expect(orphans!.causes).toBeUndefined();
+  });
 });

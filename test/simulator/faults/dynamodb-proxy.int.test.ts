@@ -115,13 +115,17 @@ describe('DynamoDB fault proxy', () => {
     expect(await exists('crashed-after')).toBe(true);
   });
 
-  test('onAnswered hears whether DynamoDB applied each request, its reply lost or not: none for a throttled one, not applied for a refused condition', async () => {
+  test('onAnswered hears whether DynamoDB applied each request, its reply lost or not: none for a throttled one, not applied for a refused condition, with the refusal', async () => {
     const answers: { index: number; applied: boolean }[] = [];
+    const refusals: string[] = [];
     const faults: Record<number, RequestFault> = { 2: 'lose-response', 3: 'throttle', 5: 'crash-after' };
     proxy.beginInvocation(
       (request) => faults[request.index] ?? 'none',
       () => undefined,
-      (request, answer) => answers.push({ index: request.index, applied: answer.applied }),
+      (request, answer) => {
+        answers.push({ index: request.index, applied: answer.applied });
+        if (answer.refusal !== undefined) refusals.push(answer.refusal.toString('utf8'));
+      },
     );
     const client = proxiedClient();
     await put(client, 'answered-1');
@@ -137,6 +141,8 @@ describe('DynamoDB fault proxy', () => {
       { index: 4, applied: false },
       { index: 5, applied: true },
     ]);
+    // the refusal's body: what the ledger reads a transaction's cancellation reasons from (observation/outbox-writes.ts)
+    expect(refusals).toEqual([expect.stringContaining('ConditionalCheckFailedException')]);
   });
 
   test('after endInvocation, requests are forwarded again', async () => {

@@ -1,6 +1,6 @@
 /** Which outbox events a function's applied request wrote: what the dual-write check charges a producer with. */
 import { describe, expect, test } from 'vitest';
-import { writtenOutboxEvents } from '../../../simulator/observation/outbox-writes';
+import { businessItems, writtenOutboxEvents } from '../../../simulator/observation/outbox-writes';
 
 const body = (request: unknown): Buffer => Buffer.from(JSON.stringify(request));
 const outboxItem = (eventId: string, recordType = 'OutboxEvent.v1') => ({ pk: { S: `OUTBOX#${eventId}` }, iefRecordType: { S: recordType }, iefEventId: { S: eventId } });
@@ -36,5 +36,32 @@ describe('writtenOutboxEvents', () => {
     expect(writtenOutboxEvents('TransactWriteItems', body({ TransactItems: 'x' }))).toEqual([]);
     expect(writtenOutboxEvents('BatchWriteItem', body(null))).toEqual([]);
     expect(writtenOutboxEvents('PutItem', body({ TableName: 'outbox', Item: { iefEventId: { N: '1' } } }))).toEqual([]);
+  });
+});
+
+describe('businessItems (review r17, R17-2)', () => {
+  const keyNames = (table: string) => (table === 'lines' ? ['pk', 'sk'] : ['pk']);
+  const request = body({
+    TransactItems: [
+      { Put: { TableName: 'lines', Item: { sk: { S: 'a' }, pk: { S: 'order-1' }, qty: { N: '1' } }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: 'outbox', Item: outboxItem('u-1') } },
+      { Update: { TableName: 'stock', Key: { pk: { S: 'sku-1' } }, UpdateExpression: 'ADD n :one' } },
+      { ConditionCheck: { TableName: 'customers', Key: { pk: { S: 'c-1' } }, ConditionExpression: 'attribute_exists(pk)' } },
+    ],
+  });
+  const lineItem = 'lines {"pk":{"S":"order-1"},"sk":{"S":"a"}}';
+
+  test("the items a transaction writes outside the outbox, a Put's key read with its table's key names; those a cancellation refused for their condition", () => {
+    expect(businessItems('TransactWriteItems', request, keyNames)).toEqual({ written: [lineItem, 'stock {"pk":{"S":"sku-1"}}'], refused: [] });
+    const refusal = body({ __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }] });
+    expect(businessItems('TransactWriteItems', request, keyNames, refusal).refused).toEqual([lineItem, 'customers {"pk":{"S":"c-1"}}']);
+  });
+
+  test('no item refused by a conflict; none for another operation, a Put whose key is unknown, or a body that is no request', () => {
+    const conflict = body({ CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }, { Code: 'None' }, { Code: 'None' }] });
+    expect(businessItems('TransactWriteItems', request, keyNames, conflict).refused).toEqual([]);
+    expect(businessItems('TransactWriteItems', request, () => [], body({ message: 'x' })).written).toEqual(['stock {"pk":{"S":"sku-1"}}']);
+    expect(businessItems('PutItem', body({ TableName: 'lines', Item: { pk: { S: 'x' }, sk: { S: 'y' } } }), keyNames)).toEqual({ written: [], refused: [] });
+    expect(businessItems('TransactWriteItems', Buffer.from('{'), keyNames)).toEqual({ written: [], refused: [] });
   });
 });
