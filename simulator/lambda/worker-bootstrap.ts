@@ -7,8 +7,8 @@ import { WORKER_TMP_SOURCE } from './worker-tmp';
  * from TypeScript sources (tsx, vitest) or from the compiled package (no file to locate next to this one).
  *
  * In order, the worker:
- * 0. gives the environment its own `/tmp`: a literal `/tmp` path given to node:fs reaches the environment's directory
- *    (`workerData.tmpDirectory`, its `TMPDIR`; see worker-tmp.ts);
+ * 0. gives the environment its own `/tmp`: a `/tmp` path given to node:fs, `require` or node:child_process reaches the
+ *    environment's directory (`workerData.tmpDirectory`, its `TMPDIR`; see worker-tmp.ts);
  * 1. replaces the global `Date` so that `Date.now()`, `new Date()` and `Date()` read the simulation's
  *    {@link VirtualClock} (the shared buffer in `workerData.clockBuffer`), or until the first invocation the time an
  *    init ahead of need began at (`workerData.initClockMs`); every other behaviour is the real `Date`'s
@@ -433,7 +433,12 @@ if (replay !== undefined) {
   // a socket timeout (socket.setTimeout, request.setTimeout, the SDK's socketTimeout) on a connection to the
   // simulator's endpoints never fires: it is Node's real timer, and the scheduler holds a request for as much real time
   // as the other environments' steps take, while no virtual time passes (on AWS the answer takes milliseconds). Fired,
-  // it closed the held request and the run waited for an answer no one waited for. Elsewhere it stays Node's
+  // it closed the held request and the run waited for an answer no one waited for.
+  // On an HTTP call outside the simulation (node:http's timeout option, as axios and got set it) it is a virtual timer,
+  // as fetch's AbortSignal.timeout is: no virtual time passes while the call is out, so it fires only when the call
+  // did not answer within the scheduler's real-time wait for outside calls (the run then says it is not replayable),
+  // never by the machine's speed; each read or write on the socket starts it again, and it goes with the call.
+  // Other sockets (a database client's own TCP connection) keep Node's
   const net = requireBuiltin('node:net');
   const realSocketSetTimeout = net.Socket.prototype.setTimeout;
   const toSimulator = (socket) => {
@@ -441,13 +446,50 @@ if (replay !== undefined) {
     const message = socket._httpMessage;
     return message !== undefined && message !== null && typeof message.getHeader === 'function' && !outside(String(message.getHeader('host') ?? ''));
   };
+  const outsideHttpCall = (socket) => {
+    const message = socket._httpMessage;
+    return message !== undefined && message !== null && typeof message.getHeader === 'function' && outside(String(message.getHeader('host') ?? ''));
+  };
+  // the virtual timeout of each outside call's socket, and the calls whose end clears it
+  const socketTimeouts = new Map();
+  const clearSocketTimeout = (socket) => {
+    const timeout = socketTimeouts.get(socket);
+    if (timeout === undefined) return;
+    socketTimeouts.delete(socket);
+    clearTimer(timeout);
+  };
+  const watchedSockets = new WeakSet();
   net.Socket.prototype.setTimeout = function setTimeout(msecs, callback) {
-    if (!toSimulator(this)) return realSocketSetTimeout.call(this, msecs, callback);
+    const virtual = !toSimulator(this) && outsideHttpCall(this);
+    // Node's own checks of the duration (it throws for a bad one) before a virtual timer replaces its real one
+    if (!virtual || typeof msecs !== 'number' || !(msecs >= 0)) {
+      if (!toSimulator(this)) return realSocketSetTimeout.call(this, msecs, callback);
+    }
     if (typeof callback === 'function') {
       if (msecs === 0) this.removeListener('timeout', callback);
       else this.once('timeout', callback);
     }
+    if (!virtual) return this;
+    clearSocketTimeout(this);
+    if (msecs > 0 && !this.destroyed) {
+      socketTimeouts.set(this, addTimer(() => {
+        socketTimeouts.delete(this);
+        if (!this.destroyed) this.emit('timeout');
+      }, msecs, [], false));
+      if (!watchedSockets.has(this)) {
+        watchedSockets.add(this);
+        // cleared with the call's end (in the turn its finish is counted) or the socket's
+        this.once('close', () => clearSocketTimeout(this));
+        this._httpMessage.once('close', () => clearSocketTimeout(this));
+      }
+    }
     return this;
+  };
+  // a read or a write on the socket starts its timeout again (Node's _unrefTimer, which its kUpdateTimer getter returns)
+  const realUnrefTimer = net.Socket.prototype._unrefTimer;
+  net.Socket.prototype._unrefTimer = function _unrefTimer() {
+    for (let socket = this; socket !== null && socket !== undefined; socket = socket._parent) socketTimeouts.get(socket)?.refresh();
+    return realUnrefTimer.call(this);
   };
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
@@ -464,6 +506,15 @@ if (replay !== undefined) {
         if (!request.headersSent) request.setHeader('${REQUEST_SEQUENCE_HEADER}', String(invocationRequests));
       } else if (outside(host)) {
         reportOutsideCall(request.method, host, request.path);
+        // a timeout given before the socket carried the call (net.connect's, from http.request's timeout option) is
+        // Node's real timer: once the socket is the call's, it becomes the virtual one (see net.Socket's setTimeout)
+        request.once('socket', (socket) => {
+          if (typeof socket.timeout === 'number' && socket.timeout > 0 && !socketTimeouts.has(socket)) {
+            const msecs = socket.timeout;
+            realSocketSetTimeout.call(socket, 0);
+            socket.setTimeout(msecs);
+          }
+        });
       }
       counts.started += 1;
       if (scheduled) counts.scheduledStarted += 1;

@@ -116,6 +116,20 @@ describe("an execution environment's /tmp", () => {
     expect(fs.existsSync(LITERAL)).toBe(false);
   });
 
+  test('of an environment that ended just before the run stopped is removed by the time the run has stopped', { timeout: 120_000 }, async () => {
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }));
+    let tmpdir = '';
+    try {
+      tmpdir = (await invoke(run, { name: 'first' }, 'a')).tmpdir;
+      expect(fs.existsSync(tmpdir)).toBe(true);
+      // its runtime exits: the environment ends, and the run stops at once
+      expect(await run.invoke({ name: 'dies', die: true }, 'b')).toMatchObject({ kind: 'threw', errorName: 'Runtime.ExitError' });
+    } finally {
+      await run.stop();
+    }
+    expect(fs.existsSync(tmpdir)).toBe(false);
+  });
+
   test('leaves the app where it is when it is itself under /tmp: the directories on the way to its code are the real ones', { timeout: 120_000 }, async () => {
     // a project (or a test's asset) under the machine's /tmp: the module loader and the handler read its directories
     const nested = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-project-under-tmp-'));

@@ -30,6 +30,18 @@ exports.handler = async (event) => {
     for (const call of [1, 2]) answers.push(await fetch(event.url).then((response) => response.text()));
     outcome = answers.join(' ');
   }
+  if (event.probe === 'httpSocketTimeout') {
+    // node:http's socket timeout (http.request's timeout option, as axios and got set it): the call is ended by it
+    outcome = await new Promise((resolve) => {
+      const request = require('node:http').get(event.url, { timeout: 200 }, (response) => {
+        let body = '';
+        response.on('data', (chunk) => { body += chunk; });
+        response.on('end', () => resolve('answered ' + body));
+      });
+      request.on('timeout', () => { request.destroy(); resolve('socket timeout'); });
+      request.on('error', () => undefined);
+    });
+  }
   if (event.probe === 'fetchNoTimer') outcome = await fetch(event.url).then((response) => 'answered ' + response.status, (error) => error.name);
   return { outcome, virtualMs: Math.round(performance.now() - started) };
 };
@@ -77,6 +89,31 @@ describe('a call outside the simulation that never answers', () => {
     try {
       const outcome = await run.invoke({ probe: 'twoSlowCalls', url: url.replace('/slow', '/slow-answer') }, 'slow');
       expect(outcome).toEqual({ kind: 'returned', response: { outcome: 'late late', virtualMs: 0 } });
+      expect(scheduler.realTimeEventCount()).toBe(0);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('a node:http socket timeout around it is a virtual timer: it fires after the real-time wait, 200 virtual ms after the call, and the run says why it is not replayable', { timeout: 120_000 }, async () => {
+    const scheduler = new SeededScheduler('hung', WAIT_MS);
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler, clock: VirtualClock.frozen(START) });
+    try {
+      const outcome = await run.invoke({ probe: 'httpSocketTimeout', url }, 'socket-timeout');
+      expect(outcome).toEqual({ kind: 'returned', response: { outcome: 'socket timeout', virtualMs: 200 } });
+      expect(scheduler.realTimeEventCount()).toBe(1);
+      expect(scheduler.realTimeEvents()[0]?.change).toBe(outsideCallChange(1, WAIT_MS, 1));
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('a node:http socket timeout shorter than a slow answer within the wait does not fire (no virtual time passes while the call is out), and the run stays replayable', { timeout: 120_000 }, async () => {
+    const scheduler = new SeededScheduler('slow', WAIT_MS);
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler, clock: VirtualClock.frozen(START) });
+    try {
+      const outcome = await run.invoke({ probe: 'httpSocketTimeout', url: url.replace('/slow', '/slow-answer') }, 'socket-slow');
+      expect(outcome).toEqual({ kind: 'returned', response: { outcome: 'answered late', virtualMs: 0 } });
       expect(scheduler.realTimeEventCount()).toBe(0);
     } finally {
       await run.stop();
