@@ -2333,4 +2333,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "      return subject !== undefined && subject === '' && (kept === subject || kept.endsWith(`-${subject}`));",
     tests: ['test/simulator/check/dual-writes.test.ts'],
   },
+  // ---- issue 39 / review r16 R16-9 (sixteenth session): the example failed at seed 3, 6 orders, concurrency 1 ----
+  {
+    id: 'steering-ignores-batch-messages',
+    breaks: "fault steering (R16-9): a message's receives failed by crashes steered to the other events of its batch are not counted, so at concurrency 1 (one FIFO batch of every aggregate's messages) a valid ordered event loses every receive to steering and is dead-lettered: a correct app fails",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
+    replace: '    const messagesFailed = Math.min(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
 ];

@@ -35,7 +35,10 @@
  * app's only outcome: a valid event dead-lettered by steered conflicts alone would be the simulator's doing, not the
  * app's), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
- * a FIFO message waits behind its group's failed one and loses a receive with it; and to a producer's command once:
+ * a FIFO message waits behind its group's failed one and loses a receive with it; and only while every message of the
+ * invocation's batch had fewer than that many such faults steered to batches it was in (a crash fails the whole batch,
+ * and a FIFO batch holds several aggregates' messages: at concurrency 1, all of them), so no message loses more of its
+ * receives to steering than one target may, whichever event the faults were steered to; and to a producer's command once:
  * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
  * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
@@ -139,6 +142,20 @@ export function steeredFaultsTo(rates: FaultRates, maxReceiveCount: number = Num
   return steeredFaults(rates).filter((fault) => (fault === 'conflict' ? conflictsAllowed > 0 : !FAILS_THE_RECEIVE.has(fault) || failedReceivesAllowed > 0));
 }
 
+/** The invocation a request of a steered function belongs to (see {@link FaultSteering.decide}). */
+export interface SteeredInvocation {
+  /** The invocation's key: an event source mapping's ends with the receive count of its batch's first message. */
+  readonly key: string;
+  /** The message (or command) the invocation handles across its receives: its key without the receive count or attempt. */
+  readonly message: string;
+  /**
+   * The SQS message ids of the invocation's batch: a fault that fails the receive fails theirs too (a crash the whole
+   * batch, a failed record on a FIFO queue the rest of its group), so each message's own budget counts it.
+   * @default none: only the target's budget counts
+   */
+  readonly messageIds?: readonly string[];
+}
+
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
   private readonly functions = new Map<string, SteeredFunction>();
@@ -146,6 +163,8 @@ export class FaultSteering {
   private readonly invocationsSteered = new Set<string>();
   /** `<function key>|<invocation key>|<target>` of the targets a conflict was steered to: refused until the invocation ends. */
   private readonly contended = new Set<string>();
+  /** `<function key>|<message id>` → how many faults that fail the receive steering put in invocations whose batch held the message. */
+  private readonly failedReceivesOfMessage = new Map<string, number>();
   /** `<function key>|<invocation key>` → the event id of the inbox record the invocation's last request named. */
   private readonly eventOfInvocation = new Map<string, string>();
   private readonly allowed: readonly SteeredFault[];
@@ -185,7 +204,7 @@ export class FaultSteering {
    * `throttle` for a read of a target a conflict contends in this invocation, else `planned`. `message` names the message (or command) the invocation handles across its receives (an invocation key
    * without its receive count or attempt): the unit a write that names no inbox record is steered by.
    */
-  public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
+  public decide(functionKey: string, invocation: SteeredInvocation, operation: string, body: string, planned: RequestFault): RequestFault {
     const steered = this.functions.get(functionKey);
     if (steered === undefined) return planned;
     // a write naming no inbox record (a lease or multi-step consumer's effect call) is the event's its invocation named
@@ -217,8 +236,12 @@ export class FaultSteering {
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
+    // every message of the batch within its own budget too: a fault steered at one event fails the receive of the others
+    // (a crash, the whole batch; on the ordered path at concurrency 1, every aggregate's message is in one batch)
+    const messageKeys = (invocation.messageIds ?? []).map((messageId) => `${functionKey}|${messageId}`);
+    const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
     const withinBudget = (fault: SteeredFault) =>
-      !FAILS_THE_RECEIVE.has(fault) || failedReceives < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
+      !FAILS_THE_RECEIVE.has(fault) || Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
     const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
     const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));
@@ -232,7 +255,10 @@ export class FaultSteering {
     }
     this.meets(steered, site, next);
     if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
-    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(budgetKey, failedReceives + 1);
+    if (FAILS_THE_RECEIVE.has(next)) {
+      steered.failedReceives.set(budgetKey, failedReceives + 1);
+      for (const key of messageKeys) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
+    }
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;

@@ -62,9 +62,9 @@ export interface FunctionRunnerOptions {
   /**
    * Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given, `environment`
    * numbers the execution environment the invocation runs in (1, 2, ... in the order environments first took an
-   * invocation). @default no faults
+   * invocation), `messageIds` are the SQS message ids of the invocation's event (none for another event). @default no faults
    */
-  readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
+  readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number, messageIds: readonly string[]) => RequestFault;
   /** Hears whether DynamoDB applied each request of an invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Hears each HTTP call an invocation starts to a service outside the simulator (under a scheduler only). @default not heard */
@@ -117,6 +117,16 @@ function recordEventIds(event: unknown): string[] {
     const body = (record as { body?: unknown } | null)?.body;
     const eventId = typeof body === 'string' ? eventIdOf(body) : undefined;
     return eventId === undefined ? [] : [eventId];
+  });
+}
+
+/** The SQS message ids of an event's records (none for an event that is not an SQS batch). */
+function recordMessageIds(event: unknown): string[] {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  if (!Array.isArray(records)) return [];
+  return records.flatMap((record: unknown) => {
+    const messageId = (record as { messageId?: unknown } | null)?.messageId;
+    return typeof messageId === 'string' ? [messageId] : [];
   });
 }
 
@@ -266,7 +276,7 @@ export class FunctionRunner {
       const { onRequestAnswered, onOutsideCall } = this.options;
       const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
       const onCall = onOutsideCall === undefined ? undefined : (call: OutsideCall) => onOutsideCall(invocationKey, call);
-      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber), () => start?.release(), onAnswered, onCall);
+      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber, recordMessageIds(event)), () => start?.release(), onAnswered, onCall);
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
@@ -308,10 +318,10 @@ export class FunctionRunner {
     if (blocked !== undefined) await (await blocked).stop();
   }
 
-  private decider(invocationKey: string, environment: number): (request: ProxiedRequest) => RequestFault {
+  private decider(invocationKey: string, environment: number, messageIds: readonly string[]): (request: ProxiedRequest) => RequestFault {
     const { decideFault, observer, fn } = this.options;
     return (request) => {
-      const fault = decideFault?.(invocationKey, request, environment) ?? 'none';
+      const fault = decideFault?.(invocationKey, request, environment, messageIds) ?? 'none';
       if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key);
       return fault;
     };

@@ -69,11 +69,11 @@ function faultDecider(
   plan: FaultPlan,
   steering: FaultSteering,
   onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
-): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
-  return (functionKey, invocationKey, request) => {
+): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, messageIds: readonly string[]) => RequestFault {
+  return (functionKey, invocationKey, request, messageIds) => {
     const planned = plannedFault(plan, invocationKey, request);
     // an event source mapping's invocation key ends with the receive count of its first message
-    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, '') };
+    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, ''), messageIds };
     const fault = steering.decide(functionKey, invocation, request.operation, request.body.toString('utf8'), planned);
     if (fault === 'lose-response') onLostResponse(functionKey, request);
     return fault;
@@ -151,10 +151,10 @@ export async function buildRun(
     extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
     // a DynamoDB Local we did not start may hold the tables of an earlier run (./table-suffix.ts)
     tableNameSuffix,
-    decideFault: (functionKey, invocationKey, request, environment) => {
+    decideFault: (functionKey, invocationKey, request, environment, messageIds) => {
       ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
       // a served run's flow works without faults (simulate --serve: the operator's drill)
-      const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request);
+      const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request, messageIds);
       attribution.onRequest(functionKey, invocationKey, request, fault, environment);
       if (plan.stopped) return fault;
       // the write is applied and the function does not see it: a retry meets its own write

@@ -109,6 +109,36 @@ describe('FaultSteering', () => {
     expect([decide('i-1', 'e-1', 'order-1'), decide('i-2', 'e-2', 'order-1'), decide('i-3', 'e-3', 'order-1'), decide('i-4', 'e-4', 'order-2')]).toEqual(['conflict', 'conflict', 'none', 'conflict']);
   });
 
+  test("a message's receives are failed by steering at most its budget, whichever event of its batch a fault was steered to: at concurrency 1 every aggregate's message shares one batch", () => {
+    // the example at seed 3, 6 orders, concurrency 1 (issue 39): OrderTracking's FIFO batch held every order's message,
+    // and a crash steered to any of them failed all of them; each aggregate's budget was kept, yet order-1's first
+    // message lost all 5 of its receives to crashes steered to the others' events and went to the dead-letter queue
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES, () => new Set<SteeredFault>(['crash-before', 'crash-after']));
+    steering.addSubscriber('Stack/Tracking', 'OrderTracking', 5);
+    const orderedWrite = (eventId: string, aggregateId: string): string =>
+      JSON.stringify({
+        TransactItems: [
+          { Update: { TableName: 'Tracking', Key: { pk: { S: `TRACKING#${aggregateId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking#${eventId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking@sequence#${aggregateId}` } } } },
+        ],
+      });
+    // one batch of six orders' first events, received again while any crash fails it (a crash fails the whole batch)
+    const orders = Array.from({ length: 6 }, (_, index) => index + 1);
+    const messageIds = orders.map((order) => `m-${order}`);
+    const failedReceives: string[] = [];
+    for (let receive = 1; receive <= 5; receive += 1) {
+      const key = `Stack/TrackingMapping|m-1|${receive}`;
+      const faults = orders.map((order) => steering.decide('Stack/Tracking', { key, message: 'Stack/TrackingMapping|m-1', messageIds }, 'TransactWriteItems', orderedWrite(`e-${order}`, `order-${order}`), 'none'));
+      const failed = faults.find((fault) => fault === 'crash-before' || fault === 'crash-after' || fault === 'conflict');
+      if (failed !== undefined) failedReceives.push(failed);
+    }
+
+    // maxReceiveCount 5: at most 2 of the batch's receives failed by steering, so its messages keep 3 for the run's own faults
+    expect(failedReceives.length).toBeGreaterThan(0);
+    expect(failedReceives.length).toBeLessThanOrEqual(2);
+  });
+
   test('steers each fault to each write site of a function: a lease consumer\'s claim, its effect call and its completion each meet every fault', () => {
     // GIVEN a lease consumer whose every delivery claims (PutItem on its inbox), calls the mail API (UpdateItem on
     // another table) and completes (UpdateItem on its inbox), and enough events that no event's budget runs out
