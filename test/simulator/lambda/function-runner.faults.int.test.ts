@@ -28,6 +28,8 @@ const plan: Record<string, Record<number, RequestFault>> = {
   'lose-response': { 1: 'lose-response' },
 };
 const requests: { invocationKey: string; index: number; operation: string }[] = [];
+/** invocation key → the message ids decideFault was given with its requests */
+const batches = new Map<string, readonly string[]>();
 const faults: [FaultKind, string][] = [];
 let client: DynamoDBClient;
 let asset: { directory: string; remove(): void };
@@ -39,7 +41,8 @@ beforeAll(async () => {
   asset = assetDirectory({ 'index.js': WRITER });
   run = runner(functionModel(asset.directory, { key: 'Stack/Writer' }), {
     environment: { TABLE_NAME: table },
-    decideFault: (invocationKey, request) => {
+    decideFault: (invocationKey, request, _environment, messageIds) => {
+      batches.set(invocationKey, messageIds);
       requests.push({ invocationKey, index: request.index, operation: request.operation });
       return plan[invocationKey]?.[request.index] ?? 'none';
     },
@@ -85,5 +88,12 @@ describe('FunctionRunner with DynamoDB faults', () => {
     expect(requests.filter(({ invocationKey }) => invocationKey === 'lose-response').map(({ index }) => index)).toEqual([1, 2]);
     expect(faults).toContainEqual(['lost-response', 'Stack/Writer']);
     expect(await stored('lose-response')).toBe(true);
+  });
+
+  test("decideFault is given the SQS message ids of the invocation's batch (fault steering counts each message's failed receives), none for another event", async () => {
+    await run.invoke({ pk: 'batch', Records: [{ messageId: 'm-1', body: '{}' }, { messageId: 'm-2', body: '{}' }] }, 'batch');
+    await run.invoke({ pk: 'not-sqs' }, 'not-sqs');
+    expect(batches.get('batch')).toEqual(['m-1', 'm-2']);
+    expect(batches.get('not-sqs')).toEqual([]);
   });
 });
