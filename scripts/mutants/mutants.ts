@@ -2338,8 +2338,25 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'steering-ignores-batch-messages',
     breaks: "fault steering (R16-9): a message's receives failed by crashes steered to the other events of its batch are not counted, so at concurrency 1 (one FIFO batch of every aggregate's messages) a valid ordered event loses every receive to steering and is dead-lettered: a correct app fails",
     file: 'simulator/faults/fault-steering.ts',
-    find: '    const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
-    replace: '    const messagesFailed = Math.min(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
+    find: '      const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
+    replace: '      const messagesFailed = Math.min(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  // ---- issue 39 / R16-9, second attempt (seventeenth session): the fence's runs and the example's replay run ----
+  {
+    id: 'steering-fails-last-receive',
+    breaks: "fault steering (R16-9): a message at its last receive (an ordered event behind its group's failed one, first written at its 5th receive) gets a steered conflict or crash, so the simulator dead-letters it, its last failure the injected fault in place of the fence's SequenceGapError",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
+    replace: '      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount > steered.maxReceiveCount)) return false;',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  {
+    id: 'steered-conflict-charged-to-whole-batch',
+    breaks: "fault steering (R16-9): a steered conflict, which fails its event's record and the rest of its FIFO group, is counted against every message of the batch, so at concurrency 1 (one FIFO batch of every order) two crashes spend every message's budget and an ordered subscriber never meets a conflict (not-exercised)",
+    file: 'simulator/faults/fault-steering.ts',
+    find: "  if (fault !== 'conflict') return messages;",
+    replace: '  return messages;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
 ];

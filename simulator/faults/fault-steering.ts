@@ -35,10 +35,13 @@
  * app's only outcome: a valid event dead-lettered by steered conflicts alone would be the simulator's doing, not the
  * app's), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
- * a FIFO message waits behind its group's failed one and loses a receive with it; and only while every message of the
- * invocation's batch had fewer than that many such faults steered to batches it was in (a crash fails the whole batch,
- * and a FIFO batch holds several aggregates' messages: at concurrency 1, all of them), so no message loses more of its
- * receives to steering than one target may, whichever event the faults were steered to; and to a producer's command once:
+ * a FIFO message waits behind its group's failed one and loses a receive with it; and only while every message whose
+ * receive the fault fails (a crash: the whole batch; a conflict: its event's and, on a FIFO queue, the rest of that
+ * group's, the runtime stopping a group at its first failure) had fewer than that many such faults steered to it, so no
+ * message loses more of its receives to steering than one target may, whichever event of its batch the faults were
+ * steered to (a FIFO batch holds several aggregates' messages: at concurrency 1, all of them), and none of them is at
+ * its last receive (`ApproximateReceiveCount` = `maxReceiveCount`: a message behind its group's failed one is first
+ * written there, and a fault then would be its dead letter's last failure, the simulator's); and to a producer's command once:
  * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
  * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
@@ -96,6 +99,8 @@ interface SteeredFunction {
   readonly failedReceivesAllowed: number;
   /** How many of those may be conflicts: never all of a queue's receives (see the module comment). */
   readonly conflictsAllowed: number;
+  /** Its queue's `maxReceiveCount`: a message at that receive gets no steered fault that fails it (unbounded for a producer). */
+  readonly maxReceiveCount: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
 }
@@ -149,11 +154,37 @@ export interface SteeredInvocation {
   /** The message (or command) the invocation handles across its receives: its key without the receive count or attempt. */
   readonly message: string;
   /**
-   * The SQS message ids of the invocation's batch: a fault that fails the receive fails theirs too (a crash the whole
-   * batch, a failed record on a FIFO queue the rest of its group), so each message's own budget counts it.
+   * The messages of the invocation's SQS batch: a fault that fails the receive fails theirs too (a crash the whole
+   * batch, a conflict its target's record and, on a FIFO queue, the rest of its group), so each message's own budget
+   * counts it, and none of them may be at its last receive.
    * @default none: only the target's budget counts
    */
-  readonly messageIds?: readonly string[];
+  readonly messages?: readonly BatchMessage[];
+}
+
+/** A message of an invocation's SQS batch, as steering weighs it (see {@link SteeredInvocation.messages}). */
+export interface BatchMessage {
+  /** Its SQS message id. */
+  readonly messageId: string;
+  /** Its `ApproximateReceiveCount` at this receive: 1 for the first. */
+  readonly receiveCount: number;
+  /** The id of the event its body carries. @default unknown: a conflict is counted against every message of the batch */
+  readonly eventId?: string;
+  /** Its FIFO message group. @default none: a standard queue's message, whose failed record fails no other */
+  readonly groupId?: string;
+}
+
+/**
+ * The messages of `messages` whose receive a steered `fault` to the event `target` fails: a crash fails the whole batch;
+ * a conflict fails the target's record and, on a FIFO queue, every later record of its group (the runtime stops a
+ * group at its first failure); every message when the target's is not in the batch.
+ */
+function messagesFailedBy(fault: SteeredFault, target: string, messages: readonly BatchMessage[]): readonly BatchMessage[] {
+  if (fault !== 'conflict') return messages;
+  const index = messages.findIndex((message) => message.eventId === target);
+  if (index < 0) return messages;
+  const { groupId } = messages[index]!;
+  return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);
 }
 
 /** Steering state of one run (see the module comment). */
@@ -190,12 +221,12 @@ export class FaultSteering {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed });
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount });
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
   public addProducer(functionKey: string, name: string): void {
-    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1, conflictsAllowed: 1 });
+    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1, conflictsAllowed: 1, maxReceiveCount: Number.MAX_SAFE_INTEGER });
   }
 
   /**
@@ -236,12 +267,19 @@ export class FaultSteering {
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
-    // every message of the batch within its own budget too: a fault steered at one event fails the receive of the others
-    // (a crash, the whole batch; on the ordered path at concurrency 1, every aggregate's message is in one batch)
-    const messageKeys = (invocation.messageIds ?? []).map((messageId) => `${functionKey}|${messageId}`);
-    const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
-    const withinBudget = (fault: SteeredFault) =>
-      !FAILS_THE_RECEIVE.has(fault) || Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
+    // every message whose receive the fault fails within its own budget too, and none at its last receive: a fault
+    // steered at one event fails the receive of others (a crash, the whole batch; on the ordered path at concurrency 1,
+    // every aggregate's message is in one batch), and a message failed at its last receive is dead-lettered, its last
+    // failure the simulator's (a message behind a FIFO group's failed one reaches its last receive with its first write)
+    const messages = invocation.messages ?? [];
+    const messageKeysFailedBy = (fault: SteeredFault) => messagesFailedBy(fault, target, messages).map((message) => `${functionKey}|${message.messageId}`);
+    const withinBudget = (fault: SteeredFault) => {
+      if (!FAILS_THE_RECEIVE.has(fault)) return true;
+      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;
+      const messageKeys = messageKeysFailedBy(fault);
+      const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
+      return Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
+    };
     const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
     const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));
@@ -257,7 +295,7 @@ export class FaultSteering {
     if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
     if (FAILS_THE_RECEIVE.has(next)) {
       steered.failedReceives.set(budgetKey, failedReceives + 1);
-      for (const key of messageKeys) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
+      for (const key of messageKeysFailedBy(next)) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
     }
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
