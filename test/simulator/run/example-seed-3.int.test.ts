@@ -38,6 +38,7 @@ describe('the example at seed 3, 6 orders, concurrency 1', () => {
     // note that 6 orders (3 ordered steps) are too few to meet each of its failure paths
     const tracking = result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking');
     expect(tracking?.failurePaths['crash-before-commit']).toBeGreaterThan(0);
+    expect(tracking?.failurePaths.redelivery).toBeGreaterThan(0);
     expect(tracking?.deadLettered).toBe(0);
     expect(result.violations.filter((violation) => violation.kind !== 'not-exercised')).toEqual([]);
   });
