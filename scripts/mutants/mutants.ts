@@ -2347,8 +2347,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'steering-fails-last-receive',
     breaks: "fault steering (R16-9): a message at its last receive (an ordered event behind its group's failed one, first written at its 5th receive) gets a steered conflict or crash, so the simulator dead-letters it, its last failure the injected fault in place of the fence's SequenceGapError",
     file: 'simulator/faults/fault-steering.ts',
-    find: '      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
-    replace: '      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount > steered.maxReceiveCount)) return false;',
+    find: '      if (steered.maxReceiveCount > 1 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
+    replace: '      if (steered.maxReceiveCount > 1 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount > steered.maxReceiveCount)) return false;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
   {
@@ -2357,6 +2357,14 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'simulator/faults/fault-steering.ts',
     find: "  if (fault !== 'conflict') return messages;",
     replace: '  return messages;',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  {
+    id: 'steering-spares-single-receive-queue',
+    breaks: "fault steering (R16-9): the last-receive guard covers a queue with maxReceiveCount 1 too, where every receive is the last, so the one crash that shows such a queue loses a valid event to a process dying is never steered (no-false-ok's OneReceive: no unapplied-event at seed 2)",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '      if (steered.maxReceiveCount > 1 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
+    replace: '      if (steered.maxReceiveCount > 0 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
 ];

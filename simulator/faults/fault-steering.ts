@@ -41,7 +41,8 @@
  * message loses more of its receives to steering than one target may, whichever event of its batch the faults were
  * steered to (a FIFO batch holds several aggregates' messages: at concurrency 1, all of them), and none of them is at
  * its last receive (`ApproximateReceiveCount` = `maxReceiveCount`: a message behind its group's failed one is first
- * written there, and a fault then would be its dead letter's last failure, the simulator's); and to a producer's command once:
+ * written there, and a fault then would be its dead letter's last failure, the simulator's), but at `maxReceiveCount` 1,
+ * where every receive is the last and its one crash is the point; and to a producer's command once:
  * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
  * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
@@ -275,7 +276,8 @@ export class FaultSteering {
     const messageKeysFailedBy = (fault: SteeredFault) => messagesFailedBy(fault, target, messages).map((message) => `${functionKey}|${message.messageId}`);
     const withinBudget = (fault: SteeredFault) => {
       if (!FAILS_THE_RECEIVE.has(fault)) return true;
-      if (messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;
+      // (a queue that retries nothing, maxReceiveCount 1, is the exception: every receive is its last, and its one crash is the point)
+      if (steered.maxReceiveCount > 1 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;
       const messageKeys = messageKeysFailedBy(fault);
       const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
       return Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);

@@ -8,7 +8,8 @@ import { FaultSteering, steeredFaults, writeSite, type SteeredFault } from '../.
 import { DEFAULT_FAULT_RATES } from '../../../simulator/run/options';
 
 const inboxWrite = (eventId: string, subscriber = 'Billing'): string => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `${subscriber}#${eventId}` } } } }] });
-const invocation = (key: string) => ({ key, message: key.replace(/\|\d+$/, '') });
+/** An invocation of one message, as the runner gives it: the key's `|<n>` is its receive count (1 without one). */
+const invocation = (key: string) => ({ key, message: key.replace(/\|\d+$/, ''), messages: [{ messageId: key.replace(/\|\d+$/, ''), receiveCount: Number(/\|(\d+)$/.exec(key)?.[1] ?? 1) }] });
 
 describe('FaultSteering', () => {
   test('gives a write site each allowed fault once, crashes first, one per invocation and each on another event; a steered conflict holds for the rest of its invocation', () => {
