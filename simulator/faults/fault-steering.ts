@@ -35,7 +35,14 @@
  * app's only outcome: a valid event dead-lettered by steered conflicts alone would be the simulator's doing, not the
  * app's), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
- * a FIFO message waits behind its group's failed one and loses a receive with it; and to a producer's command once:
+ * a FIFO message waits behind its group's failed one and loses a receive with it; and only while every message whose
+ * receive the fault fails (a crash: the whole batch; a conflict: its event's and, on a FIFO queue, the rest of that
+ * group's, the runtime stopping a group at its first failure) had fewer than that many such faults steered to it, so no
+ * message loses more of its receives to steering than one target may, whichever event of its batch the faults were
+ * steered to (a FIFO batch holds several aggregates' messages: at concurrency 1, all of them), and none of them is at
+ * its last receive (`ApproximateReceiveCount` = `maxReceiveCount`: a message behind its group's failed one is first
+ * written there, and a fault then would be its dead letter's last failure, the simulator's), but at `maxReceiveCount` 1,
+ * where every receive is the last and its one crash is the point; and to a producer's command once:
  * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
  * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
@@ -93,6 +100,8 @@ interface SteeredFunction {
   readonly failedReceivesAllowed: number;
   /** How many of those may be conflicts: never all of a queue's receives (see the module comment). */
   readonly conflictsAllowed: number;
+  /** Its queue's `maxReceiveCount`: a message at that receive gets no steered fault that fails it (unbounded for a producer). */
+  readonly maxReceiveCount: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
 }
@@ -139,6 +148,46 @@ export function steeredFaultsTo(rates: FaultRates, maxReceiveCount: number = Num
   return steeredFaults(rates).filter((fault) => (fault === 'conflict' ? conflictsAllowed > 0 : !FAILS_THE_RECEIVE.has(fault) || failedReceivesAllowed > 0));
 }
 
+/** The invocation a request of a steered function belongs to (see {@link FaultSteering.decide}). */
+export interface SteeredInvocation {
+  /** The invocation's key: an event source mapping's ends with the receive count of its batch's first message. */
+  readonly key: string;
+  /** The message (or command) the invocation handles across its receives: its key without the receive count or attempt. */
+  readonly message: string;
+  /**
+   * The messages of the invocation's SQS batch: a fault that fails the receive fails theirs too (a crash the whole
+   * batch, a conflict its target's record and, on a FIFO queue, the rest of its group), so each message's own budget
+   * counts it, and none of them may be at its last receive.
+   * @default none: only the target's budget counts
+   */
+  readonly messages?: readonly BatchMessage[];
+}
+
+/** A message of an invocation's SQS batch, as steering weighs it (see {@link SteeredInvocation.messages}). */
+export interface BatchMessage {
+  /** Its SQS message id. */
+  readonly messageId: string;
+  /** Its `ApproximateReceiveCount` at this receive: 1 for the first. */
+  readonly receiveCount: number;
+  /** The id of the event its body carries. @default unknown: a conflict is counted against every message of the batch */
+  readonly eventId?: string;
+  /** Its FIFO message group. @default none: a standard queue's message, whose failed record fails no other */
+  readonly groupId?: string;
+}
+
+/**
+ * The messages of `messages` whose receive a steered `fault` to the event `target` fails: a crash fails the whole batch;
+ * a conflict fails the target's record and, on a FIFO queue, every later record of its group (the runtime stops a
+ * group at its first failure); every message when the target's is not in the batch.
+ */
+function messagesFailedBy(fault: SteeredFault, target: string, messages: readonly BatchMessage[]): readonly BatchMessage[] {
+  if (fault !== 'conflict') return messages;
+  const index = messages.findIndex((message) => message.eventId === target);
+  if (index < 0) return messages;
+  const { groupId } = messages[index]!;
+  return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);
+}
+
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
   private readonly functions = new Map<string, SteeredFunction>();
@@ -146,6 +195,8 @@ export class FaultSteering {
   private readonly invocationsSteered = new Set<string>();
   /** `<function key>|<invocation key>|<target>` of the targets a conflict was steered to: refused until the invocation ends. */
   private readonly contended = new Set<string>();
+  /** `<function key>|<message id>` → how many faults that fail the receive steering put in invocations whose batch held the message. */
+  private readonly failedReceivesOfMessage = new Map<string, number>();
   /** `<function key>|<invocation key>` → the event id of the inbox record the invocation's last request named. */
   private readonly eventOfInvocation = new Map<string, string>();
   private readonly allowed: readonly SteeredFault[];
@@ -171,12 +222,12 @@ export class FaultSteering {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed });
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount });
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
   public addProducer(functionKey: string, name: string): void {
-    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1, conflictsAllowed: 1 });
+    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1, conflictsAllowed: 1, maxReceiveCount: Number.MAX_SAFE_INTEGER });
   }
 
   /**
@@ -185,7 +236,7 @@ export class FaultSteering {
    * `throttle` for a read of a target a conflict contends in this invocation, else `planned`. `message` names the message (or command) the invocation handles across its receives (an invocation key
    * without its receive count or attempt): the unit a write that names no inbox record is steered by.
    */
-  public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
+  public decide(functionKey: string, invocation: SteeredInvocation, operation: string, body: string, planned: RequestFault): RequestFault {
     const steered = this.functions.get(functionKey);
     if (steered === undefined) return planned;
     // a write naming no inbox record (a lease or multi-step consumer's effect call) is the event's its invocation named
@@ -217,8 +268,20 @@ export class FaultSteering {
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
-    const withinBudget = (fault: SteeredFault) =>
-      !FAILS_THE_RECEIVE.has(fault) || failedReceives < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
+    // every message whose receive the fault fails within its own budget too, and none at its last receive: a fault
+    // steered at one event fails the receive of others (a crash, the whole batch; on the ordered path at concurrency 1,
+    // every aggregate's message is in one batch), and a message failed at its last receive is dead-lettered, its last
+    // failure the simulator's (a message behind a FIFO group's failed one reaches its last receive with its first write)
+    const messages = invocation.messages ?? [];
+    const messageKeysFailedBy = (fault: SteeredFault) => messagesFailedBy(fault, target, messages).map((message) => `${functionKey}|${message.messageId}`);
+    const withinBudget = (fault: SteeredFault) => {
+      if (!FAILS_THE_RECEIVE.has(fault)) return true;
+      // (a queue that retries nothing, maxReceiveCount 1, is the exception: every receive is its last, and its one crash is the point)
+      if (steered.maxReceiveCount > 1 && messagesFailedBy(fault, target, messages).some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;
+      const messageKeys = messageKeysFailedBy(fault);
+      const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
+      return Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
+    };
     const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
     const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));
@@ -232,7 +295,10 @@ export class FaultSteering {
     }
     this.meets(steered, site, next);
     if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
-    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(budgetKey, failedReceives + 1);
+    if (FAILS_THE_RECEIVE.has(next)) {
+      steered.failedReceives.set(budgetKey, failedReceives + 1);
+      for (const key of messageKeysFailedBy(next)) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
+    }
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;

@@ -19,6 +19,7 @@ import { shownName } from '../model/find-resource';
 import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
+import type { BatchMessage } from '../faults/fault-steering';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
 import type { SeededScheduler } from '../schedule/seeded-scheduler';
@@ -62,9 +63,10 @@ export interface FunctionRunnerOptions {
   /**
    * Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given, `environment`
    * numbers the execution environment the invocation runs in (1, 2, ... in the order environments first took an
-   * invocation). @default no faults
+   * invocation), `messages` are the SQS messages of the invocation's event, with their receive counts (none for another
+   * event). @default no faults
    */
-  readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
+  readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number, messages: readonly BatchMessage[]) => RequestFault;
   /** Hears whether DynamoDB applied each request of an invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Hears each HTTP call an invocation starts to a service outside the simulator (under a scheduler only). @default not heard */
@@ -117,6 +119,20 @@ function recordEventIds(event: unknown): string[] {
     const body = (record as { body?: unknown } | null)?.body;
     const eventId = typeof body === 'string' ? eventIdOf(body) : undefined;
     return eventId === undefined ? [] : [eventId];
+  });
+}
+
+/** The messages of an event's SQS records (none for an event that is not an SQS batch). */
+function recordMessages(event: unknown): BatchMessage[] {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  if (!Array.isArray(records)) return [];
+  return records.flatMap((record: unknown) => {
+    const { messageId, body, attributes } = (record ?? {}) as { messageId?: unknown; body?: unknown; attributes?: Record<string, unknown> };
+    if (typeof messageId !== 'string') return [];
+    const receiveCount = Number(attributes?.ApproximateReceiveCount ?? 1);
+    const eventId = typeof body === 'string' ? eventIdOf(body) : undefined;
+    const groupId = attributes?.MessageGroupId;
+    return [{ messageId, receiveCount: Number.isInteger(receiveCount) && receiveCount > 0 ? receiveCount : 1, ...(eventId === undefined ? {} : { eventId }), ...(typeof groupId === 'string' ? { groupId } : {}) }];
   });
 }
 
@@ -266,7 +282,7 @@ export class FunctionRunner {
       const { onRequestAnswered, onOutsideCall } = this.options;
       const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
       const onCall = onOutsideCall === undefined ? undefined : (call: OutsideCall) => onOutsideCall(invocationKey, call);
-      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber), () => start?.release(), onAnswered, onCall);
+      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber, recordMessages(event)), () => start?.release(), onAnswered, onCall);
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
@@ -308,10 +324,10 @@ export class FunctionRunner {
     if (blocked !== undefined) await (await blocked).stop();
   }
 
-  private decider(invocationKey: string, environment: number): (request: ProxiedRequest) => RequestFault {
+  private decider(invocationKey: string, environment: number, messages: readonly BatchMessage[]): (request: ProxiedRequest) => RequestFault {
     const { decideFault, observer, fn } = this.options;
     return (request) => {
-      const fault = decideFault?.(invocationKey, request, environment) ?? 'none';
+      const fault = decideFault?.(invocationKey, request, environment, messages) ?? 'none';
       if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key);
       return fault;
     };

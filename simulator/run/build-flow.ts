@@ -21,6 +21,7 @@ import { listedSettings, SimulatedTopic, type ListedSubscription, type TopicSubs
 import { deterministicUuid } from '../aws/message-ids';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
+import type { BatchMessage } from '../faults/fault-steering';
 import type { ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
 import type { OutsideCall } from '../lambda/worker-protocol';
 import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
@@ -84,8 +85,8 @@ export interface LocalFlowDependencies {
   readonly tableNameSuffix?: string;
   /** Evaluates IAM on every request when given (and the model has an access model). @default requests are not evaluated */
   readonly policyEngine?: PolicyEngine;
-  /** Picks the fault of each DynamoDB request of a function (`environment`: see FunctionRunnerOptions.decideFault). */
-  readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
+  /** Picks the fault of each DynamoDB request of a function (`environment`, `messages`: see FunctionRunnerOptions.decideFault). */
+  readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, environment: number, messages: readonly BatchMessage[]) => RequestFault;
   /** Hears whether DynamoDB applied each request of a function's invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Hears each HTTP call a function's invocation starts to a service outside the simulator (a replayable run's). @default not heard */
@@ -321,7 +322,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           region: deps.region,
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
-          decideFault: (invocationKey, request, environment) => deps.decideFault(functionKey, invocationKey, request, environment),
+          decideFault: (invocationKey, request, environment, messages) => deps.decideFault(functionKey, invocationKey, request, environment, messages),
           ...(deps.onRequestAnswered === undefined ? {} : { onRequestAnswered: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => deps.onRequestAnswered?.(functionKey, invocationKey, request, answer) }),
           ...(deps.onOutsideCall === undefined ? {} : { onOutsideCall: (invocationKey: string, call: OutsideCall) => deps.onOutsideCall?.(functionKey, invocationKey, call) }),
           transactionConflicts: transactionConflicts.forCaller(functionKey),

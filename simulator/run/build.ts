@@ -17,7 +17,7 @@ import { HistoryRecorder } from '../check/history';
 import { OwnClientWrites } from '../check/own-client-writes';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultPlan } from '../faults/fault-plan';
-import { FaultSteering, steeredFaults } from '../faults/fault-steering';
+import { FaultSteering, steeredFaults, type BatchMessage } from '../faults/fault-steering';
 import type { ResourceKey } from '../model/flow-model';
 import { shownName } from '../model/find-resource';
 import { RunLedger } from '../observation/ledger';
@@ -69,11 +69,11 @@ function faultDecider(
   plan: FaultPlan,
   steering: FaultSteering,
   onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
-): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
-  return (functionKey, invocationKey, request) => {
+): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, messages: readonly BatchMessage[]) => RequestFault {
+  return (functionKey, invocationKey, request, messages) => {
     const planned = plannedFault(plan, invocationKey, request);
     // an event source mapping's invocation key ends with the receive count of its first message
-    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, '') };
+    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, ''), messages };
     const fault = steering.decide(functionKey, invocation, request.operation, request.body.toString('utf8'), planned);
     if (fault === 'lose-response') onLostResponse(functionKey, request);
     return fault;
@@ -150,10 +150,10 @@ export async function buildRun(
     extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
     // a DynamoDB Local we did not start may hold the tables of an earlier run (./table-suffix.ts)
     tableNameSuffix,
-    decideFault: (functionKey, invocationKey, request, environment) => {
+    decideFault: (functionKey, invocationKey, request, environment, messages) => {
       ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
       // a served run's flow works without faults (simulate --serve: the operator's drill)
-      const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request);
+      const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request, messages);
       attribution.onRequest(functionKey, invocationKey, request, fault, environment);
       if (plan.stopped) return fault;
       // the write is applied and the function does not see it: a retry meets its own write

@@ -8,7 +8,8 @@ import { FaultSteering, steeredFaults, writeSite, type SteeredFault } from '../.
 import { DEFAULT_FAULT_RATES } from '../../../simulator/run/options';
 
 const inboxWrite = (eventId: string, subscriber = 'Billing'): string => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `${subscriber}#${eventId}` } } } }] });
-const invocation = (key: string) => ({ key, message: key.replace(/\|\d+$/, '') });
+/** An invocation of one message, as the runner gives it: the key's `|<n>` is its receive count (1 without one). */
+const invocation = (key: string) => ({ key, message: key.replace(/\|\d+$/, ''), messages: [{ messageId: key.replace(/\|\d+$/, ''), receiveCount: Number(/\|(\d+)$/.exec(key)?.[1] ?? 1) }] });
 
 describe('FaultSteering', () => {
   test('gives a write site each allowed fault once, crashes first, one per invocation and each on another event; a steered conflict holds for the rest of its invocation', () => {
@@ -107,6 +108,71 @@ describe('FaultSteering', () => {
 
     // order-1's first two events take its two; its third, which lost a receive behind each, gets none; order-2's does
     expect([decide('i-1', 'e-1', 'order-1'), decide('i-2', 'e-2', 'order-1'), decide('i-3', 'e-3', 'order-1'), decide('i-4', 'e-4', 'order-2')]).toEqual(['conflict', 'conflict', 'none', 'conflict']);
+  });
+
+  test("a message's receives are failed by steering at most its budget, whichever event of its batch a fault was steered to: at concurrency 1 every aggregate's message shares one batch", () => {
+    // the example at seed 3, 6 orders, concurrency 1 (issue 39): OrderTracking's FIFO batch held every order's message,
+    // and a crash steered to any of them failed all of them; each aggregate's budget was kept, yet order-1's first
+    // message lost all 5 of its receives to crashes steered to the others' events and went to the dead-letter queue
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES, () => new Set<SteeredFault>(['crash-before', 'crash-after']));
+    steering.addSubscriber('Stack/Tracking', 'OrderTracking', 5);
+    const orderedWrite = (eventId: string, aggregateId: string): string =>
+      JSON.stringify({
+        TransactItems: [
+          { Update: { TableName: 'Tracking', Key: { pk: { S: `TRACKING#${aggregateId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking#${eventId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking@sequence#${aggregateId}` } } } },
+        ],
+      });
+    // one batch of six orders' first events, received again while any crash fails it (a crash fails the whole batch)
+    const orders = Array.from({ length: 6 }, (_, index) => index + 1);
+    const failedReceives: string[] = [];
+    for (let receive = 1; receive <= 5; receive += 1) {
+      const key = `Stack/TrackingMapping|m-1|${receive}`;
+      const messages = orders.map((order) => ({ messageId: `m-${order}`, receiveCount: receive, eventId: `e-${order}`, groupId: `order-${order}` }));
+      const faults = orders.map((order) => steering.decide('Stack/Tracking', { key, message: 'Stack/TrackingMapping|m-1', messages }, 'TransactWriteItems', orderedWrite(`e-${order}`, `order-${order}`), 'none'));
+      const failed = faults.find((fault) => fault === 'crash-before' || fault === 'crash-after' || fault === 'conflict');
+      if (failed !== undefined) failedReceives.push(failed);
+    }
+
+    // maxReceiveCount 5: at most 2 of the batch's receives failed by steering, so its messages keep 3 for the run's own faults
+    expect(failedReceives.length).toBeGreaterThan(0);
+    expect(failedReceives.length).toBeLessThanOrEqual(2);
+  });
+
+  test("no steered fault fails a message at its last receive: an event behind its FIFO group's failed one reaches its first write at its last receive, and would be dead-lettered by the simulator", () => {
+    // the sequence fence's runs (ordered-fence.int.test.ts): an aggregate's later events wait behind a poisoned one,
+    // received with it each time, and are first written at their 5th receive; a conflict steered there was their last
+    // failure, in place of the SequenceGapError the fence gives them
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES, () => new Set<SteeredFault>(['conflict', 'crash-before', 'crash-after']));
+    steering.addSubscriber('Stack/Shipping', 'Shipping', 5);
+    const write = (eventId: string) => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Shipments', Item: { pk: { S: `SHIPMENT#${eventId}` } } } }, { Put: { TableName: 'Inbox', Item: { pk: { S: `Shipping#${eventId}` } } } }] });
+    const decide = (eventId: string, receiveCount: number) =>
+      steering.decide('Stack/Shipping', { key: `Stack/ShippingMapping|m-${eventId}|${receiveCount}`, message: `Stack/ShippingMapping|m-${eventId}`, messages: [{ messageId: `m-${eventId}`, receiveCount, eventId, groupId: 'order-2' }] }, 'TransactWriteItems', write(eventId), 'none');
+
+    // at its last receive only a fault after which it is not received again (a lost response); an event at its 4th
+    // receive still gets the first fault of the site
+    expect(decide('e-5', 5)).toBe('lose-response');
+    expect(decide('e-8', 4)).toBe('crash-before');
+  });
+
+  test("a steered conflict counts against its event's message and the rest of its FIFO group, not the other groups of the batch: at concurrency 1 it can still be steered", () => {
+    // the example's seed-replay run at concurrency 1: one FIFO batch held every order's messages, two crashes had
+    // failed them all, and a conflict (which fails one group) was refused for all: OrderTracking never met a conflict
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('Stack/Tracking', 'OrderTracking', 5);
+    const write = (eventId: string, aggregateId: string) =>
+      JSON.stringify({ TransactItems: [{ Update: { TableName: 'Tracking', Key: { pk: { S: `TRACKING#${aggregateId}` } } } }, { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking#${eventId}` } } } }, { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking@sequence#${aggregateId}` } } } }] });
+    const batch = (receive: number, ...groups: string[]) => ({
+      key: `Stack/TrackingMapping|m-order-1|${receive}`,
+      message: 'Stack/TrackingMapping|m-order-1',
+      messages: groups.map((group) => ({ messageId: `m-${group}`, receiveCount: receive, eventId: `e-${group}`, groupId: group })),
+    });
+    // order-1's message is failed twice by crashes steered to its own event (its budget: 2 of 5)
+    expect(steering.decide('Stack/Tracking', batch(1, 'order-1'), 'TransactWriteItems', write('e-order-1', 'order-1'), 'none')).toBe('crash-before');
+    expect(steering.decide('Stack/Tracking', batch(2, 'order-1'), 'TransactWriteItems', write('e-order-1', 'order-1'), 'none')).toBe('crash-after');
+    // in one batch with order-2's, order-2's event may still take a conflict: it fails order-2's record alone
+    expect(steering.decide('Stack/Tracking', batch(3, 'order-1', 'order-2'), 'TransactWriteItems', write('e-order-2', 'order-2'), 'none')).toBe('conflict');
   });
 
   test('steers each fault to each write site of a function: a lease consumer\'s claim, its effect call and its completion each meet every fault', () => {

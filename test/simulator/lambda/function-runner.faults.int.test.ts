@@ -6,6 +6,7 @@ import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RequestFault } from '../../../simulator/faults/dynamodb-proxy';
 import type { FaultKind } from '../../../simulator/faults/fault-plan';
+import type { BatchMessage } from '../../../simulator/faults/fault-steering';
 import type { FunctionRunner } from '../../../simulator/lambda/function-runner';
 import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
 import { assetDirectory, functionModel, requireOf, runner } from './handler-kit';
@@ -28,6 +29,8 @@ const plan: Record<string, Record<number, RequestFault>> = {
   'lose-response': { 1: 'lose-response' },
 };
 const requests: { invocationKey: string; index: number; operation: string }[] = [];
+/** invocation key → the batch's messages decideFault was given with its requests */
+const batches = new Map<string, readonly BatchMessage[]>();
 const faults: [FaultKind, string][] = [];
 let client: DynamoDBClient;
 let asset: { directory: string; remove(): void };
@@ -39,7 +42,8 @@ beforeAll(async () => {
   asset = assetDirectory({ 'index.js': WRITER });
   run = runner(functionModel(asset.directory, { key: 'Stack/Writer' }), {
     environment: { TABLE_NAME: table },
-    decideFault: (invocationKey, request) => {
+    decideFault: (invocationKey, request, _environment, messages) => {
+      batches.set(invocationKey, messages);
       requests.push({ invocationKey, index: request.index, operation: request.operation });
       return plan[invocationKey]?.[request.index] ?? 'none';
     },
@@ -85,5 +89,16 @@ describe('FunctionRunner with DynamoDB faults', () => {
     expect(requests.filter(({ invocationKey }) => invocationKey === 'lose-response').map(({ index }) => index)).toEqual([1, 2]);
     expect(faults).toContainEqual(['lost-response', 'Stack/Writer']);
     expect(await stored('lose-response')).toBe(true);
+  });
+
+  test("decideFault is given the messages of the invocation's SQS batch, with their receive counts, event ids and FIFO groups (fault steering counts each message's failed receives and spares its last), none for another event", async () => {
+    const record = (messageId: string, eventId: string, attributes: Record<string, string>) => ({ messageId, body: JSON.stringify({ id: eventId, type: 'OrderPlaced' }), attributes });
+    await run.invoke({ pk: 'batch', Records: [record('m-1', 'e-1', { ApproximateReceiveCount: '5', MessageGroupId: 'order-1' }), record('m-2', 'e-2', { ApproximateReceiveCount: '1' })] }, 'batch');
+    await run.invoke({ pk: 'not-sqs' }, 'not-sqs');
+    expect(batches.get('batch')).toEqual([
+      { messageId: 'm-1', receiveCount: 5, eventId: 'e-1', groupId: 'order-1' },
+      { messageId: 'm-2', receiveCount: 1, eventId: 'e-2' },
+    ]);
+    expect(batches.get('not-sqs')).toEqual([]);
   });
 });

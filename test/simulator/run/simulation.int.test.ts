@@ -138,15 +138,22 @@ describe('simulating the example app', () => {
 
   test('a seed replays the same orders and events, and both runs hold every invariant', async () => {
     const rates = { duplicate: 0.3, lostResponse: 0.05, throttle: 0.05, crash: 0.05 };
-    // 12 orders, 3 of them fulfilled: on the ordered path the budget of steered failed receives is each order's, and a
-    // FIFO batch carries an order's events together, one steered fault per invocation: at 8 orders (2 fulfilled)
-    // OrderTracking's 6 events came in too few invocations to meet a conflict (not-exercised, rightly)
-    const first = await simulate({ count: 12, seed: 'replay', concurrency: 1, rates });
-    const second = await simulate({ count: 12, seed: 'replay', concurrency: 1, rates });
+    // 16 orders: on the ordered path the budget of steered failed receives is each order's, and each message's too,
+    // and at concurrency 1 one FIFO batch carries every order's events, one steered fault per invocation. At 12 orders
+    // (3 fulfilled) OrderTracking's first messages each spent theirs on the two crashes steered to that batch, and its
+    // later invocations were too few to meet a failed record or a conflict (not-exercised, rightly: steering may not
+    // fail a message's receives beyond its budget, whichever order's event the fault went to); at 8 orders (2
+    // fulfilled) its 6 events came in too few invocations even before
+    const first = await simulate({ count: 16, seed: 'replay', concurrency: 1, rates });
+    const second = await simulate({ count: 16, seed: 'replay', concurrency: 1, rates });
 
     expect(first.totalFaults).toBeGreaterThan(0);
     expect([first.violations, second.violations]).toEqual([[], []]);
     expect([first.failurePathsNotMet, second.failurePathsNotMet]).toEqual([[], []]);
+    // every subscriber met the failure paths the rates steer to it: a failed record and a conflict among them
+    for (const subscriber of first.subscribers) {
+      expect({ name: subscriber.name, handlerError: subscriber.failurePaths['handler-error'] > 0, conflict: subscriber.failurePaths.conflict > 0 }).toEqual({ name: subscriber.name, handlerError: true, conflict: true });
+    }
     expect(second.producer).toEqual(first.producer);
     expect(second.relay.committedEvents).toBe(first.relay.committedEvents);
     const events = (result: SimulationResult) => result.subscribers.map(({ name, events: count }) => ({ name, events: count }));
