@@ -57,7 +57,7 @@ export type ViolationKind =
   /** An event a subscriber's filter took ended only in its dead-letter queues, never applied (unapplied-events.ts). */
   | 'unapplied-event'
   /**
-   * @deprecated No run reports it since 1.1.0: a subscriber that never met a failure path the run's fault rates steer to
+   * Deprecated, no run reports it since 1.1.0: a subscriber that never met a failure path the run's fault rates steer to
    * it makes the run NOT PROVEN (`failurePathsNotMet`), not a violation. Kept in the type so code written against 1.0.0
    * still compiles; it is removed in the next major version.
    */

@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { runSimulation } from '../../../simulator/run/simulation';
+import { runVerdict } from '../../../simulator/run/verdict';
 import { exampleAssembly } from '../../support/example-assembly';
 
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -34,12 +35,14 @@ describe('the example at seed 3, 6 orders, concurrency 1', () => {
       startTime: Date.parse('2026-11-29T00:00:00Z'),
     });
 
-    // OrderTracking met crashes (steered to it) and still applied every step it was sent; nothing is violated but the
-    // note that 6 orders (3 ordered steps) are too few to meet each of its failure paths
+    // OrderTracking met crashes (steered to it) and still applied every step it was sent; nothing is violated: 6 orders
+    // (3 ordered steps) are too few to meet each of its failure paths, which leaves the run NOT PROVEN, not VIOLATED
     const tracking = result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking');
     expect(tracking?.failurePaths['crash-before-commit']).toBeGreaterThan(0);
     expect(tracking?.failurePaths.redelivery).toBeGreaterThan(0);
     expect(tracking?.deadLettered).toBe(0);
-    expect(result.violations.filter((violation) => violation.kind !== 'not-exercised')).toEqual([]);
+    expect(result.violations).toEqual([]);
+    expect(runVerdict(result)).toBe('NOT PROVEN');
+    expect(result.failurePathsNotMet.map(({ subscriber }) => subscriber)).toContain('OrderTracking');
   });
 });
