@@ -70,7 +70,8 @@ export function startLocalHttpStub<Kept extends object>(settings: LocalHttpStubS
         server.listen(settings.port, '127.0.0.1', () => resolve());
       }),
   );
-  // a failed listen is reported by the probes that read the stub; the process must not die of it before then
+  // a failed listen fails a test that awaits listeningLocalHttpStub, else the probes that read the stub; the process
+  // (the simulator's, when the CLI runs the scenario) must not die of it before then
   listening.catch(() => undefined);
   server.unref();
   const stub: LocalHttpStub<Kept> = {
@@ -90,4 +91,16 @@ export function startLocalHttpStub<Kept extends object>(settings: LocalHttpStubS
 /** The stub named `name` this process started last (the one the latest run called), if any. */
 export function currentLocalHttpStub<Kept extends object>(name: string): LocalHttpStub<Kept> | undefined {
   return (globalThis as unknown as Registry)[registryKey(name)] as LocalHttpStub<Kept> | undefined;
+}
+
+/**
+ * The stub named `name` this process started last, once it listens: throws when none was started, and rejects, naming
+ * the port, when it could not listen. A test awaits it after loading its scenario and before the run, so a taken port
+ * fails the test at once rather than through the counts of a run whose functions called another process's stub.
+ */
+export async function listeningLocalHttpStub<Kept extends object>(name: string): Promise<LocalHttpStub<Kept>> {
+  const stub = currentLocalHttpStub<Kept>(name);
+  if (stub === undefined) throw new Error(`no ${name} stub was started in this process (its scenario starts it as it loads)`);
+  await stub.listening;
+  return stub;
 }

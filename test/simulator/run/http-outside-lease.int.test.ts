@@ -16,14 +16,17 @@ import { formatSummary } from '../../../simulator/report/summary';
 import { resultJson, type ViolationJson } from '../../../simulator/run/result-json';
 import { loadScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
-import { currentProviderStub } from '../fixtures/http-outside-lease/stub';
-import { STUB_PORT } from '../fixtures/http-outside-lease/stub-address';
+import { useStubPort } from '../../support/use-stub-port';
+import { currentProviderStub, listeningProviderStub } from '../fixtures/http-outside-lease/stub';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const FIXTURE = 'test/simulator/fixtures/http-outside-lease';
 
 let directory: string;
 let assembly: string;
+
+// this file's own stub port (STUB_PORT), set before the synth bakes it into the functions' STUB_URL
+const stubPort = useStubPort();
 
 beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-http-outside-lease-'));
@@ -37,6 +40,8 @@ afterAll(async () => {
 async function simulate(stack: string): Promise<SimulationResult> {
   // a new scenario module, so a new, empty stub
   const scenario = await loadScenario(`${FIXTURE}/scenario.ts`, PROJECT);
+  // a stub that cannot listen fails here, naming its port
+  await listeningProviderStub();
   return runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: [stack], scenario, count: 6, seed: '1', dynamoDbEndpoint: inject('dynamoDbEndpoint'), iam: false });
 }
 
@@ -59,12 +64,12 @@ describe('an HTTP effect made outside the lease or a step (seed 1, 6 orders)', (
       for (const violation of violations) {
         const [cause] = violation.causes ?? [];
         expect(cause, JSON.stringify(violation)).toMatchObject({ kind, subscriber, fix: fixFor(kind), requests: [] });
-        expect(cause!.calls).toEqual([{ method: 'POST', host: `127.0.0.1:${STUB_PORT}`, path: route, count: expect.any(Number), when: 'before-claim' }]);
+        expect(cause!.calls).toEqual([{ method: 'POST', host: `127.0.0.1:${stubPort()}`, path: route, count: expect.any(Number), when: 'before-claim' }]);
         expect(cause!.invocations.length).toBeGreaterThan(0);
-        expect(violation.detail).toMatch(new RegExp(`POST 127\\.0\\.0\\.1:${STUB_PORT}${route} was called ${kind === 'effect-outside-lease' ? 'outside the lease' : 'outside any step'} by invocation #\\d+ \\(receive \\d+, at \\+\\d+ s\\)`));
+        expect(violation.detail).toMatch(new RegExp(`POST 127\\.0\\.0\\.1:${stubPort()}${route} was called ${kind === 'effect-outside-lease' ? 'outside the lease' : 'outside any step'} by invocation #\\d+ \\(receive \\d+, at \\+\\d+ s\\)`));
       }
       expect(text).toContain(`cause: ${kind} (event(s) `);
-      expect(text).toContain(`call(s) POST 127.0.0.1:${STUB_PORT}${route}); fix: ${fixFor(kind)}`);
+      expect(text).toContain(`call(s) POST 127.0.0.1:${stubPort()}${route}); fix: ${fixFor(kind)}`);
     }
   });
 

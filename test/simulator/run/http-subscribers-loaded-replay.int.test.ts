@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
-import { currentHttpStub } from '../fixtures/http-subscribers/stub';
+import { useStubPort } from '../../support/use-stub-port';
+import { currentHttpStub, listeningHttpStub } from '../fixtures/http-subscribers/stub';
 import { asJson, busyLoops, differingFields } from './replay-kit';
 
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -23,6 +24,9 @@ const START_TIME = Date.UTC(2026, 10, 30);
 
 let directory: string;
 let assemblyDirectory: string;
+
+// this file's own stub port (STUB_PORT), set before the synth bakes it into the functions' STUB_URL
+useStubPort();
 
 beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-http-loaded-'));
@@ -36,6 +40,8 @@ afterAll(async () => {
 /** One run of the seed at concurrency 4, with a new, empty stub (a new scenario module). */
 async function run(): Promise<SimulationResult> {
   const scenario = await loadScenario(`${FIXTURE}/scenario.ts`, PROJECT);
+  // a stub that cannot listen fails here, naming its port
+  await listeningHttpStub();
   return await runSimulation({
     cwd: PROJECT,
     assemblyDirectory,

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
-import { currentHttpStub, type StubState } from '../fixtures/http-subscribers/stub';
+import { useStubPort } from '../../support/use-stub-port';
+import { currentHttpStub, listeningHttpStub, type StubState } from '../fixtures/http-subscribers/stub';
 import { asJson, differingFields } from './replay-kit';
 
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -22,6 +23,9 @@ const FIXTURE = 'test/simulator/fixtures/http-subscribers';
 
 let directory: string;
 let assemblyDirectory: string;
+
+// this file's own stub port (STUB_PORT), set before the synth bakes it into the functions' STUB_URL
+useStubPort();
 
 beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-http-subscribers-'));
@@ -38,6 +42,8 @@ const START_TIME = Date.UTC(2026, 10, 30);
 async function run(concurrency: number): Promise<{ result: SimulationResult; json: string; calls: string }> {
   // a new scenario module, so a new, empty stub
   const scenario = await loadScenario(`${FIXTURE}/scenario.ts`, PROJECT);
+  // a stub that cannot listen fails here, naming its port
+  await listeningHttpStub();
   const result = await runSimulation({
     cwd: PROJECT,
     assemblyDirectory,
