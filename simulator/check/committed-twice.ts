@@ -146,10 +146,8 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
         if (found === undefined && fresh && types !== undefined) {
           const notReRun = commits.filter((commit) => !commit.repeated && commit.types !== undefined && !commit.rerunBy.has(attempt));
           // across attempts: the same types and content first (the step itself), then the same types, then those and more (a retry that adds an event); inside the attempt: the same content
-          const acrossAttempts =
-            notReRun.find((commit) => sameList(commit.types!, types) && commit.content !== undefined && commit.content === content) ??
-            notReRun.find((commit) => sameList(commit.types!, types)) ??
-            notReRun.find((commit) => includesAll(types, commit.types!));
+          const sameStep = notReRun.find((commit) => sameList(commit.types!, types) && commit.content !== undefined && commit.content === content);
+          const acrossAttempts = sameStep ?? notReRun.find((commit) => sameList(commit.types!, types)) ?? notReRun.find((commit) => includesAll(types, commit.types!));
           const before = acrossAttempts ?? ownCommits.find((commit) => !commit.repeated && unseen(commit.request) && commit.content !== undefined && commit.content === content && !commit.reRunLater);
           if (before !== undefined) {
             before.repeated = true;

@@ -221,6 +221,15 @@ describe('checkCommittedTwice', () => {
       expect(finding?.causes).toMatchObject([{ eventIds: ['lb-1', 'lb-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
     });
 
+    test('R17B-1: lines drawn per attempt (a random line key) that also write a shared counter, a refusal on the counter: it excuses neither line, the retry that commits line b again is named', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['la-1'], [lineItem('r1'), counter]), commit(['lb-1'], [lineItem('r2'), counter], 'crash-after')]],
+        ['producer|0|2', [refusal(['la-2'], [lineItem('r3'), counter], [counter]), commit(['lb-2'], [lineItem('r4'), counter])]],
+      ]);
+      const [finding] = checkCommittedTwice('Shop/Reserve', requests, deposits);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['lb-1', 'lb-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
     test('R17B-1, not named: lines under random ids, each refused by its own line item, the next line writing its own item and a shared counter; lines added to one item with ids from the command, re-sent and refused, then the next line', () => {
       const ownLines = new Map([
         ['producer|0|1', [commit(['la-1'], [lineItem('a'), counter], 'crash-after')]],
