@@ -12,13 +12,19 @@
  * several transactions of one event type is not named; one that draws a random event id but writes each step with a
  * condition on the step's own item meets that item's refusal for a done step, and is not named either. A producer that
  * draws its ids per attempt (a random event id, or a random business id as the subject) without such a condition
- * re-runs none of its steps.
+ * re-runs none of its steps. A refusal re-runs nothing when the item is one another commit of the command wrote too (a
+ * shared counter tells no step done), or when its attempt goes on to commit, under new ids, the same business items
+ * with the same event types: a version (If-Match) check refused, read as "moved", re-read and written again, the
+ * version having moved by the command's own commit.
  *
  * Inside one attempt (the producer retries its own failed write): R commits T again when T's reply was lost (the
  * invocation did not see it applied), R comes after T, no request answered after T (in this attempt or a later one)
  * re-ran it, and R's events carry T's content (type and data, the event's own id and subject left out), so the next
  * step of a batch, whose data differs, is not named. The SDK re-sends a write whose reply was lost with the same ids,
- * after the writes sent with it at once were answered: steps of one shape written in parallel are not named.
+ * after the writes sent with it at once were answered: steps of one shape written in parallel are not named. A re-send
+ * refused inside T's attempt re-runs nothing when the attempt then writes T again under new ids (the same items and
+ * types; with no business item, the same events, subject included): the producer's own loop took the refusal for a
+ * failure.
  *
  * A correct producer that checks whether a step is done by reading (not by a conditional write) re-sends nothing and is
  * named too: derive the ids and write with `transactWriteOnce`, as the docs ask.
@@ -43,10 +49,11 @@ interface Repeat {
   readonly repeatRequest: OutboxRequest;
 }
 
-/** A commit of a command: the attempt that made it, its request, and whether a later request re-sent its events. */
+/** A commit of a command: the attempt that made it, its request (and its place among the command's), and whether a later request re-ran it. */
 interface Commit {
   readonly attempt: number;
   readonly request: OutboxRequest;
+  readonly at: number;
   /** Its event types, sorted. */
   readonly types: readonly string[] | undefined;
   readonly content: string | undefined;
@@ -115,6 +122,7 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
     const contents = eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId)));
     return contents.includes(undefined) ? undefined : JSON.stringify((contents as string[]).sort());
   };
+  const facts: StepFacts = { types: (request) => typeList(request.eventIds), content: (request) => stepContentOf(request.eventIds, eventsById) };
   const repeats: Repeat[] = [];
   for (const command of [...byCommand.keys()].sort((a, b) => a - b)) {
     const attempts = byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt);
@@ -125,10 +133,11 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
     let found: Repeat | undefined;
     let position = 0;
     for (const { attempt, requests: sent } of attempts) {
-      // a step the attempt re-ran, anywhere in it: it re-sent an event a commit of an earlier attempt wrote, or was refused by the condition of an item that commit wrote
-      for (const request of sent) for (const commit of commits) if (reRuns(request, commit.request)) commit.rerunBy.add(attempt);
+      // a step the attempt re-ran, anywhere in it: it re-sent an event a commit of an earlier attempt wrote, or was refused by the condition of an item that commit wrote (see reRuns)
+      for (let at = position; at < position + sent.length; at += 1) for (const commit of commits) if (reRuns(all, at, commit.at, facts)) commit.rerunBy.add(attempt);
       const ownCommits: Commit[] = [];
       for (const request of sent) {
+        const at = position;
         position += 1;
         if (!request.applied) continue;
         const types = typeList(request.eventIds);
@@ -136,8 +145,9 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
         const fresh = request.eventIds.every((eventId) => !committedIds.has(eventId));
         if (found === undefined && fresh && types !== undefined) {
           const notReRun = commits.filter((commit) => !commit.repeated && commit.types !== undefined && !commit.rerunBy.has(attempt));
-          // across attempts: the same types first, then those and more (a retry that adds an event); inside the attempt: the same content
-          const acrossAttempts = notReRun.find((commit) => sameList(commit.types!, types)) ?? notReRun.find((commit) => includesAll(types, commit.types!));
+          // across attempts: the same types and content first (the step itself), then the same types, then those and more (a retry that adds an event); inside the attempt: the same content
+          const sameStep = notReRun.find((commit) => sameList(commit.types!, types) && commit.content !== undefined && commit.content === content);
+          const acrossAttempts = sameStep ?? notReRun.find((commit) => sameList(commit.types!, types)) ?? notReRun.find((commit) => includesAll(types, commit.types!));
           const before = acrossAttempts ?? ownCommits.find((commit) => !commit.repeated && unseen(commit.request) && commit.content !== undefined && commit.content === content && !commit.reRunLater);
           if (before !== undefined) {
             before.repeated = true;
@@ -145,8 +155,8 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
           }
         }
         // whether a request answered after this one (in this attempt or a later one) re-ran it: the SDK's re-send after its lost reply comes after the writes sent with it
-        const reRunLater = all.slice(position).some((later) => reRuns(later.request, request));
-        ownCommits.push({ attempt, request, types, content, rerunBy: new Set(), reRunLater, repeated: false });
+        const reRunLater = all.some((_, later) => later > at && reRuns(all, later, at, facts));
+        ownCommits.push({ attempt, request, at, types, content, rerunBy: new Set(), reRunLater, repeated: false });
         for (const eventId of request.eventIds) committedIds.add(eventId);
       }
       commits.push(...ownCommits);
@@ -156,15 +166,50 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
   return repeats;
 }
 
+/** What a step is, read from a request: its event types (sorted; none when an event is unknown) and its events' content with their subjects. */
+interface StepFacts {
+  readonly types: (request: OutboxRequest) => readonly string[] | undefined;
+  readonly content: (request: OutboxRequest) => string | undefined;
+}
+
 /**
- * Whether `request` re-ran the step `commit` committed: it re-sends one of its events (a retry with the ids it drew, or
- * ids derived from the command), or DynamoDB refused it for the condition of a business item `commit` wrote (a retry
- * under new event ids that the step's own item found done).
+ * Whether the request at `at` of a command's requests (`all`, in the order they were answered) re-ran the step the
+ * commit at `commitAt` committed:
+ * - it re-sends one of the commit's events (a retry with the ids it drew, or ids derived from the command), unless the
+ *   re-send is in the commit's own attempt and that attempt goes on to write the step again (see `writtenAgainAfter`):
+ *   the SDK re-sent the write whose reply was lost, and the producer's loop, taking the refusal for a failure, wrote it
+ *   again under a new id;
+ * - or DynamoDB refused it for the condition of a business item the commit wrote and no other commit of the command
+ *   wrote before it (a shared item, an inventory counter, tells no step apart), unless its attempt goes on to write the
+ *   step again: a version (If-Match) refusal read as "moved", then a re-read and a new write, not a step found done.
  */
-function reRuns(request: OutboxRequest, commit: OutboxRequest): boolean {
-  if (request === commit) return false;
-  if (commit.eventIds.some((eventId) => request.eventIds.includes(eventId))) return true;
-  return !request.applied && (request.refusedItems ?? []).some((item) => (commit.items ?? []).includes(item));
+function reRuns(all: readonly { readonly attempt: number; readonly request: OutboxRequest }[], at: number, commitAt: number, facts: StepFacts): boolean {
+  if (at === commitAt) return false;
+  const { attempt, request } = all[at]!;
+  const commit = all[commitAt]!.request;
+  if (commit.eventIds.some((eventId) => request.eventIds.includes(eventId))) return attempt !== all[commitAt]!.attempt || !writtenAgainAfter(all, at, commit, facts);
+  if (request.applied) return false;
+  const writtenByAnother = (item: string): boolean => all.slice(0, at).some((other) => other.request !== commit && other.request.applied && (other.request.items ?? []).includes(item));
+  const ownItemRefused = (request.refusedItems ?? []).some((item) => (commit.items ?? []).includes(item) && !writtenByAnother(item));
+  return ownItemRefused && !writtenAgainAfter(all, at, commit, facts);
+}
+
+/**
+ * Whether the attempt of the request at `at` goes on, after it, to commit under new ids the step `commit` committed:
+ * a transaction that writes every business item `commit` wrote with (at least) its event types; for a commit with no
+ * business item, one whose events carry its events' type, subject and data.
+ */
+function writtenAgainAfter(all: readonly { readonly attempt: number; readonly request: OutboxRequest }[], at: number, commit: OutboxRequest, facts: StepFacts): boolean {
+  const attempt = all[at]!.attempt;
+  const items = commit.items ?? [];
+  const types = facts.types(commit);
+  const content = facts.content(commit);
+  return all.some(({ attempt: laterAttempt, request: later }, index) => {
+    if (index <= at || laterAttempt !== attempt || !later.applied || later.eventIds.some((eventId) => commit.eventIds.includes(eventId))) return false;
+    if (items.length === 0) return content !== undefined && facts.content(later) === content;
+    const laterTypes = facts.types(later);
+    return types !== undefined && laterTypes !== undefined && includesAll(laterTypes, types) && items.every((item) => (later.items ?? []).includes(item));
+  });
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
@@ -185,6 +230,16 @@ function includesAll(all: readonly string[], some: readonly string[]): boolean {
 /** Whether the invocation did not see the request applied: its reply lost, or its process crashed after it. */
 function unseen(request: OutboxRequest): boolean {
   return request.fault === 'lose-response' || request.fault === 'crash-after';
+}
+
+/** The events' type, subject and data, their ids left out, sorted: what a step with no business item writes; none when an event is unknown. */
+function stepContentOf(eventIds: readonly string[], eventsById: ReadonlyMap<string, SimulatedEvent>): string | undefined {
+  const contents = eventIds.map((eventId) => {
+    const event = eventsById.get(eventId);
+    const content = contentOfEvent(event);
+    return content === undefined ? undefined : `${event!.subject ?? ''}|${content}`;
+  });
+  return contents.includes(undefined) ? undefined : JSON.stringify((contents as string[]).sort());
 }
 
 /** An event's type and data, with its own id and subject left out (a retry that draws them anew keeps the rest). */

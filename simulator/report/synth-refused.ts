@@ -4,6 +4,7 @@
  * without the synth's stack trace, in the text as a violated run says its violations and in `--json`.
  */
 import type { Violation } from '../check/invariants';
+import type { RunVerdict } from '../run/verdict';
 
 /** The `synth-error` violation of a refused synth: `how` it failed (`exit code 1`) and the app's own message. */
 export function synthRefusedViolation(how: string, refusal: string): Violation {
@@ -19,7 +20,7 @@ export function synthRefusedSummary(violation: Violation, commandLine: string): 
   );
 }
 
-/** The `--json` document of a refused synth: what would replay it, and its violation (no run, so no run's figures). */
+/** The `--json` document of a refused synth: what would replay it, its verdict (`VIOLATED`, as every run's `verdict`) and its violation (no run, so no run's figures). */
 export function synthRefusedJson(violation: Violation, run: { readonly seed: string; readonly startTime: number; readonly concurrency: number; readonly replayCommand: string }): Record<string, unknown> {
   return {
     seed: run.seed,
@@ -27,6 +28,7 @@ export function synthRefusedJson(violation: Violation, run: { readonly seed: str
     startTimeMs: run.startTime,
     concurrency: run.concurrency,
     synthesized: false,
+    verdict: 'VIOLATED' satisfies RunVerdict,
     violations: [violation],
     replayCommand: run.replayCommand,
   };

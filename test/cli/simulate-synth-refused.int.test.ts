@@ -16,7 +16,7 @@ const REFUSAL =
   "«IdempotentEventFlowValidation» Subscriber 'Receipts': deduplicationWindow must be at least subscriptionDeadLetterRetentionPeriod + retentionPeriod + deadLetterRetentionPeriod (7 days + 4 days + 14 days = 25 days), but 1 day was provided";
 
 describe('simulate: an app the construct refuses at synth', () => {
-  test('says the construct\'s message as a synth-error violation (no stack trace), writes --json with it, and exits 1', async () => {
+  test('says the construct\'s message as a synth-error violation (no stack trace), writes --json with it and the verdict VIOLATED, and exits 1', async () => {
     const directory = mkdtempSync(path.join(tmpdir(), 'ief-synth-refused-'));
     const json = path.join(directory, 'result.json');
     const events = path.join(directory, 'events.json');
@@ -36,7 +36,9 @@ describe('simulate: an app the construct refuses at synth', () => {
     expect(output).not.toContain('triggerUncaughtException');
     expect(output).not.toContain('SynthesisError');
     expect(existsSync(json)).toBe(true);
-    const written = JSON.parse(readFileSync(json, 'utf8')) as { violations: unknown; seed: unknown; replayCommand: unknown };
+    const written = JSON.parse(readFileSync(json, 'utf8')) as { verdict: unknown; violations: unknown; seed: unknown; replayCommand: unknown };
+    // the run's verdict, as every run's --json gives it (a CI step gates on it)
+    expect(written.verdict).toBe('VIOLATED');
     expect(written.violations).toEqual([{ kind: 'synth-error', detail: `cdk synth refused the app (exit code 1): ${REFUSAL}` }]);
     expect(written.seed).toBe('7');
     expect(written.replayCommand).toEqual(expect.stringContaining('simulate --app'));

@@ -168,4 +168,80 @@ describe('checkCommittedTwice', () => {
       expect(finding?.causes).toMatchObject([{ eventIds: ['o-1', 'o-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
     });
   });
+
+  describe('review r17b', () => {
+    const account = 'Accounts {"pk":"acct-1"}';
+    const counter = 'Inventory {"pk":"sku-1"}';
+    const deposits = new Map([
+      event('d-1', 'Deposited', 'acct-1', { cents: 100 }),
+      event('d-2', 'Deposited', 'acct-1', { cents: 100 }),
+      event('d-3', 'Deposited', 'acct-1', { cents: 100 }),
+      event('la-1', 'LineReserved', 'order-1', { line: 'a' }),
+      event('lb-1', 'LineReserved', 'order-1', { line: 'b' }),
+      event('la-2', 'LineReserved', 'order-1', { line: 'a' }),
+      event('lb-2', 'LineReserved', 'order-1', { line: 'b' }),
+      event('lc-2', 'LineReserved', 'order-1', { line: 'c' }),
+      // lines added to one order item, ids from the command: one type, one item, the data tells them apart
+      event('added-order-1-a', 'LineAdded', 'order-1', { line: 'a' }),
+      event('added-order-1-b', 'LineAdded', 'order-1', { line: 'b' }),
+    ]);
+    const commit = (eventIds: string[], items: string[], fault?: string): OutboxRequest => ({ ...applied(eventIds, fault), ...(items.length === 0 ? {} : { items }) });
+    const refusal = (eventIds: string[], items: string[], refusedItems: string[]): OutboxRequest => ({ ...refused(eventIds), ...(items.length === 0 ? {} : { items }), ...(refusedItems.length === 0 ? {} : { refusedItems }) });
+    const lineItem = (line: string) => `Lines {"pk":"order-1-${line}"}`;
+
+    test('R17B-1: a version (If-Match) refusal on the account the crashed attempt wrote, then a re-read and a commit of the same account and type under a new id: named', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['d-1'], [account], 'crash-after')]],
+        ['producer|0|2', [refusal(['d-2'], [account], [account]), commit(['d-3'], [account])]],
+      ]);
+      const [finding] = checkCommittedTwice('Bank/Deposit', requests, deposits);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['d-1', 'd-3'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
+    test('R17B-1: the same inside one attempt (the reply lost, the loop\'s retry refused by the version, re-read, committed): named "within attempt"', () => {
+      const requests = new Map([['producer|0|1', [commit(['d-1'], [account], 'lose-response'), refusal(['d-2'], [account], [account]), commit(['d-3'], [account])]]]);
+      const [finding] = checkCommittedTwice('Bank/Deposit', requests, deposits);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['d-1', 'd-3'], command: { number: 1, committedAt: 1, committedAgainAt: 1 } }]);
+    });
+
+    test('R17B-1: the reply lost, the SDK\'s re-send refused (same ids), then the loop\'s retry under a new id commits the same account, or the same event when no business item: named', () => {
+      const withItem = new Map([['producer|0|1', [commit(['d-1'], [account], 'lose-response'), refusal(['d-1'], [account], [account]), commit(['d-3'], [account])]]]);
+      const eventsOnly = new Map([['producer|0|1', [commit(['d-1'], [], 'lose-response'), refusal(['d-1'], [], []), commit(['d-3'], [])]]]);
+      for (const requests of [withItem, eventsOnly]) {
+        expect(checkCommittedTwice('Bank/Deposit', requests, deposits)[0]?.causes).toMatchObject([{ eventIds: ['d-1', 'd-3'], command: { number: 1, committedAt: 1, committedAgainAt: 1 } }]);
+      }
+    });
+
+    test('R17B-1: a refusal on an item two lines wrote (a shared counter) excuses neither: the retry that commits line b again under a new id is named, with line b\'s first commit', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['la-1'], [counter]), commit(['lb-1'], [counter], 'crash-after')]],
+        ['producer|0|2', [refusal(['la-2'], [counter], [counter]), commit(['lb-2'], [counter])]],
+      ]);
+      const [finding] = checkCommittedTwice('Shop/Reserve', requests, deposits);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['lb-1', 'lb-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
+    test('R17B-1: lines drawn per attempt (a random line key) that also write a shared counter, a refusal on the counter: it excuses neither line, the retry that commits line b again is named', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['la-1'], [lineItem('r1'), counter]), commit(['lb-1'], [lineItem('r2'), counter], 'crash-after')]],
+        ['producer|0|2', [refusal(['la-2'], [lineItem('r3'), counter], [counter]), commit(['lb-2'], [lineItem('r4'), counter])]],
+      ]);
+      const [finding] = checkCommittedTwice('Shop/Reserve', requests, deposits);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['lb-1', 'lb-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
+    test('R17B-1, not named: lines under random ids, each refused by its own line item, the next line writing its own item and a shared counter; lines added to one item with ids from the command, re-sent and refused, then the next line', () => {
+      const ownLines = new Map([
+        ['producer|0|1', [commit(['la-1'], [lineItem('a'), counter], 'crash-after')]],
+        ['producer|0|2', [refusal(['la-2'], [lineItem('a'), counter], [lineItem('a')]), commit(['lb-2'], [lineItem('b'), counter]), commit(['lc-2'], [lineItem('c'), counter])]],
+      ]);
+      const order = 'Orders {"pk":"order-1"}';
+      const addedAcross = new Map([
+        ['producer|0|1', [commit(['added-order-1-a'], [order], 'crash-after')]],
+        ['producer|0|2', [refusal(['added-order-1-a'], [order], [order]), commit(['added-order-1-b'], [order])]],
+      ]);
+      const addedWithin = new Map([['producer|0|1', [commit(['added-order-1-a'], [order], 'lose-response'), refusal(['added-order-1-a'], [order], [order]), commit(['added-order-1-b'], [order])]]]);
+      for (const requests of [ownLines, addedAcross, addedWithin]) expect(checkCommittedTwice('Shop/Reserve', requests, deposits)).toEqual([]);
+    });
+  });
 });
