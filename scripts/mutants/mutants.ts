@@ -2597,4 +2597,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "",
     tests: ['test/cli/simulate-synth-refused.int.test.ts'],
   },
+  {
+    id: 'dual-write-written-apart-unsaid',
+    breaks: "dual-write (nu17, NU17-1): a producer writing its change and its event apart (the change, then the event by a write of its own) gets only the count, no cause change-and-event-written-apart and no fix",
+    file: 'simulator/check/dual-writes.ts',
+    find: '    const alone = twice.length > 0 ? [] : eventIds.filter((eventId) => !hasCounterpart(eventId));',
+    replace: '    const alone: string[] = [];',
+    tests: ['test/simulator/check/dual-writes.test.ts'],
+  },
+  {
+    id: 'dual-write-written-apart-guessed',
+    breaks: "dual-write (nu17, NU17-1): a gap whose subject has an unpaired gap on the other side (an id the probe does not derive) is told as written apart, a guess",
+    file: 'simulator/check/dual-writes.ts',
+    find: '    const alone = twice.length > 0 ? [] : eventIds.filter((eventId) => !hasCounterpart(eventId));',
+    replace: '    const alone = twice.length > 0 ? [] : [...eventIds];',
+    tests: ['test/simulator/check/dual-writes.test.ts'],
+  },
 ];

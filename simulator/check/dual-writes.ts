@@ -60,6 +60,17 @@ export function checkDualWrites(
     requests: [],
     fix: fixFor('event-id-per-attempt'),
   });
+  // a change's event missing with no event of the producer without its change of that subject, when no new id per
+  // attempt was seen: the change committed and its event was written apart (after it, or never). A missing event whose
+  // subject has an event the check could not pair is an id the probe does not derive, and an event without its change
+  // is as likely a retry's under a new id (command-committed-twice names those): neither is told (never a guess)
+  const orphanSubjects = new Set(orphans.map((eventId) => eventsById?.get(eventId)?.subject));
+  const subjectOfMissing = (eventId: string): string | undefined => changes.find((change) => change.eventIds.includes(eventId))?.subject;
+  const hasCounterpart = (eventId: string): boolean => (eventsById === undefined ? orphans.length > 0 : orphanSubjects.has(subjectOfMissing(eventId)));
+  const apart = (eventIds: readonly string[]): ViolationCause[] => {
+    const alone = twice.length > 0 ? [] : eventIds.filter((eventId) => !hasCounterpart(eventId));
+    return alone.length === 0 ? [] : [{ kind: 'change-and-event-written-apart', producer, eventIds: alone.slice(0, MAX_LISTED), invocations: [], requests: [], fix: fixFor('change-and-event-written-apart') }];
+  };
   const named = ({ orphan }: { orphan: string }): string => `${eventsById?.get(orphan)?.type} of ${eventsById?.get(orphan)?.subject}`;
   if (withoutEvent.length > 0) {
     const elsewhere = twice.filter(({ kept }) => !outboxEventIds.has(kept));
@@ -68,10 +79,11 @@ export function checkDualWrites(
         ? ''
         : `; ${elsewhere.length} of them ${elsewhere.length === 1 ? 'is' : 'are'} in the outbox under another id (${listed(elsewhere.map((pair) => `${pair.kept} as ${pair.orphan}: ${named(pair)}`))}): ` +
           `the producer draws a new event id on each attempt, not the id the probe derives from the command; ${fixFor('event-id-per-attempt')}`;
+    const causes = [...elsewhere.map(causeOf), ...apart(missingIds)];
     violations.push({
       kind: 'dual-write',
       detail: `${withoutEvent.length} event(s) of business changes the producer ${producer} committed are not in the outbox (the change committed without its event): ${listed(withoutEvent)}${told}`,
-      ...(elsewhere.length === 0 ? {} : { causes: elsewhere.map(causeOf) }),
+      ...(causes.length === 0 ? {} : { causes }),
     });
   }
   if (orphans.length > 0) {

@@ -42,6 +42,11 @@ export type CauseKind =
   /** A producer drew a new event id on each attempt: one command committed under two ids. */
   | 'event-id-per-attempt'
   /**
+   * A producer wrote a business change and its event in separate writes (the change, then a publish or an outbox write
+   * of its own, or the other way round): a crash, a lost response or a retry between them left one without the other.
+   */
+  | 'change-and-event-written-apart'
+  /**
    * A lease consumer's handler called an outside service (HTTP) before the runtime claimed the lease, or after it ended,
    * instead of in `handle`: a redelivery repeats the call, whatever the lease recorded.
    */
@@ -191,6 +196,8 @@ const FIXES: Record<CauseKind, string> = {
   'state-kept-between-attempts': 'compute each write from the event and what the transaction reads, never from a module-level cache',
   'lost-update': 'compute the write from what the item holds when the transaction commits: ADD, or SET a = a + :n, or a condition on the value read (a ConditionExpression in tx.update), never a value computed from an earlier read',
   'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
+  'change-and-event-written-apart':
+    "write the business change and its events in one transaction (the Outbox's transactWrite or transactWriteOnce with the change's items), never the change first and the event after (a publish, or an outbox write of its own), nor the other way round",
   'effect-outside-lease':
     "move the call inside the lease's handle (createLeaseConsumer's handle, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside it",
   'effect-outside-step':
