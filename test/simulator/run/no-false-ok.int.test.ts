@@ -82,6 +82,8 @@ describe('simulate: no false OK', () => {
         subscriber: 'Audit',
         detail: expect.stringMatching(/^2 record\(s\) the runtime logged as failed were acknowledged by the batch response .*logged failed \(Error: the downstream service is unavailable\)/),
       },
+      // the same two records, read from the commits alone: acknowledged, their inbox record never committed
+      { kind: 'lost', subscriber: 'Audit', detail: expect.stringContaining(`2 event(s) ${ACKNOWLEDGED_UNCOMMITTED_TEXT}`) },
     ]);
   });
 
