@@ -2613,4 +2613,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const alone = twice.length > 0 ? [] : [...eventIds];',
     tests: ['test/simulator/check/dual-writes.test.ts'],
   },
+  {
+    id: 'handler-error-only-from-log-lines',
+    breaks: "simulate (R17B-2): a record a returned invocation reported in batchItemFailures with no runtime outcome line is not a handler-error, so a correct subscriber at applicationLogLevel ERROR never meets the path and the run is NOT PROVEN at any count",
+    file: 'simulator/check/failure-paths.ts',
+    find: "retry.logged.startsWith('failed')).length + (subscriber.mapping === undefined ? 0 : (ledger.reportedUnlogged.get(subscriber.mapping.key) ?? 0)),",
+    replace: "retry.logged.startsWith('failed')).length,",
+    tests: ['test/simulator/check/subscriber-health.test.ts'],
+  },
+  {
+    id: 'acknowledged-counts-as-applied',
+    breaks: "simulate (R17B-3): an event a transactional consumer acknowledged without committing its inbox record (a wrapper swallowing the runtime's failure) passes as applied, so lost events end NOT PROVEN or OK",
+    file: 'simulator/check/subscriber-health.ts',
+    find: '    ...acknowledgedUncommitted(subscriber, ledger, exempt),\n',
+    replace: '',
+    tests: ['test/simulator/check/subscriber-health.test.ts'],
+  },
+  {
+    id: 'hidden-outcomes-note-never',
+    breaks: "simulate (R17B-2): a subscriber whose applicationLogLevel hides the runtime's WARN outcome lines gets no note, so the report does not say why its failures carry no reasons",
+    file: 'simulator/check/hidden-outcomes.ts',
+    find: "LOG_LEVEL_ENVIRONMENT_VARIABLE]: applicationLogLevel }) !== 'ERROR') return undefined;",
+    replace: "LOG_LEVEL_ENVIRONMENT_VARIABLE]: applicationLogLevel }) === 'ERROR') return undefined;",
+    tests: ['test/simulator/check/subscriber-health.test.ts'],
+  },
 ];

@@ -3,7 +3,9 @@
  * run put the consumer through; a path it never met is not proven (a wrapper that swallows failures passes a run in
  * which no record of that subscriber failed). The paths:
  *
- * - `handler-error`: a record the runtime logged as failed (the handler or a write threw), to be retried;
+ * - `handler-error`: a record the runtime failed (the handler or a write threw), to be retried: logged by the runtime
+ *   as failed, or reported in its invocation's `batchItemFailures` with no outcome line of the runtime's (a log level
+ *   above WARN hides those lines);
  * - `lost-response`: a write of its function applied, its response lost;
  * - `conflict`: a write of its function refused with a transaction conflict;
  * - `crash-before-commit` and `crash-after-commit`: its process died at a write, before it was sent and after it was
@@ -96,7 +98,7 @@ export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, co
   const mapping = subscriber.mapping === undefined ? undefined : ledger.mappings.get(subscriber.mapping.key);
   const retries = subscriber.mapping === undefined ? [] : (ledger.loggedRetries.get(subscriber.mapping.key) ?? []);
   return {
-    'handler-error': retries.filter((retry) => retry.logged.startsWith('failed')).length,
+    'handler-error': retries.filter((retry) => retry.logged.startsWith('failed')).length + (subscriber.mapping === undefined ? 0 : (ledger.reportedUnlogged.get(subscriber.mapping.key) ?? 0)),
     'lost-response': faults['lost-response'] ?? 0,
     conflict: (faults['transaction-conflict'] ?? 0) + conflictsRefused,
     'crash-before-commit': faults.crash ?? 0,

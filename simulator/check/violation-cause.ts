@@ -69,7 +69,12 @@ export type CauseKind =
    * Events of a type the scenario names neither in `expectConsumed` nor in `publishedOutside` (`eventType`), though it
    * names the types it expects consumed, reached the topic and no subscription's filter policy took them.
    */
-  | 'undeclared-type-untaken';
+  | 'undeclared-type-untaken'
+  /**
+   * A transactional consumer acknowledged events (their messages deleted from its queue) whose inbox record it never
+   * committed: the handler acknowledged records the runtime did not commit, e.g. a wrapper swallowing its failures.
+   */
+  | 'acknowledged-uncommitted';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -207,6 +212,8 @@ const FIXES: Record<CauseKind, string> = {
   'no-filter-takes-expected-type': 'add the type to the filter policy of the subscriber that should consume it, or have the producer send a type a filter policy takes',
   'undeclared-type-untaken':
     "add the type to the filter policy of the subscriber that should consume it and to the scenario's expectConsumed, or to its publishedOutside if consumers outside this app take it",
+  'acknowledged-uncommitted':
+    "report every record the runtime did not commit in batchItemFailures: return the runtime's own batch response (a wrapper that answers { batchItemFailures: [] } deletes the failed records' messages)",
 };
 
 /** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */

@@ -153,6 +153,12 @@ export class RunLedger implements SimulationObserver {
    * returned, each with whether the batch response reported them (correlated per invocation, not across the run).
    */
   public readonly loggedRetries = new Map<ResourceKey, LoggedRetry[]>();
+  /**
+   * Per event mapping: the records invocations that returned reported in `batchItemFailures` with no outcome line of
+   * the runtime's about them (its log level above WARN hides them, or the handler is not the runtime's): failed records
+   * the run knows of from the batch response alone.
+   */
+  public readonly reportedUnlogged = new Map<ResourceKey, number>();
   /** The consumer-queue receives the runtime sent to a dead-letter queue: `<message id>#<receive count>`, or `<message id>#*` when it did not say which receive. */
   private readonly runtimeDeadLetters = new Set<string>();
   /** The consumer-queue receives the runtime logged as `already-blocked` (`<message id>#<receive count>`): acknowledged, no effect promised. */
@@ -279,7 +285,10 @@ export class RunLedger implements SimulationObserver {
     invocation: { readonly messages: readonly { readonly messageId: string; readonly origin?: MessageOrigin }[]; readonly failedMessageIds: readonly string[]; readonly output?: readonly string[] },
   ): void {
     const reported = new Set(invocation.failedMessageIds);
-    for (const [messageId, logged] of loggedRecordOutcomes(invocation.output ?? [])) {
+    const outcomes = loggedRecordOutcomes(invocation.output ?? []);
+    const unlogged = invocation.messages.filter((message) => reported.has(message.messageId) && !outcomes.has(message.messageId)).length;
+    if (unlogged > 0) this.reportedUnlogged.set(mapping, (this.reportedUnlogged.get(mapping) ?? 0) + unlogged);
+    for (const [messageId, logged] of outcomes) {
       if (!RETRIED_OUTCOMES.has(logged.outcome)) continue;
       // a line about a message of another batch (a handler that logs for others) is not this invocation's witness
       const message = invocation.messages.find((candidate) => candidate.messageId === messageId);

@@ -44,6 +44,7 @@ export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
     lines.push(`  ${row.name}: ${counts}${missed.length === 0 ? '' : ` · never met: ${missed.join(', ')}`}`);
     const unsteered = notSteeredText(row);
     if (unsteered !== undefined) lines.push(`    ${unsteered}`);
+    if (row.outcomesHidden !== undefined) lines.push(`    ${row.outcomesHidden}`);
   }
   return lines;
 }

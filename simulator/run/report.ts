@@ -2,6 +2,7 @@
  * The run's last stage: the result, from the settled run's facts and the violations the checks found: the figures of
  * the producer, the relays, SNS, each subscriber, IAM and the operator.
  */
+import { hiddenOutcomesNote } from '../check/hidden-outcomes';
 import { aggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { Finding, Violation } from '../check/invariants';
 import type { CausedViolations } from '../check/violation-cause';
@@ -45,6 +46,7 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
     const effects = probe === undefined || 'error' in probe ? undefined : checkEffects(view, probe.tallies, subscriber.deadLetters, ledger).totals;
     const maxReceiveCount = view.queue.model.redrive?.maxReceiveCount;
     const notSteered = notSteeredFailurePaths(facts.rates, maxReceiveCount);
+    const outcomesHidden = view.function === undefined ? undefined : hiddenOutcomesNote(view.name, view.function.applicationLogLevel);
     return {
       name: view.name,
       // an ordered subscriber (its queue FIFO: a standard topic cannot deliver to one) runs the ordered consumer, whatever
@@ -61,6 +63,7 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
       effects,
       failurePaths: subscriber.failurePaths,
       ...(maxReceiveCount === undefined || notSteered.length === 0 ? {} : { failurePathsNotSteered: { maxReceiveCount, paths: notSteered } }),
+      ...(outcomesHidden === undefined ? {} : { outcomesHidden }),
       ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById, {
             matched: subscriber.matched,
             deadLettered: new Set(subscriber.deadLetters.flatMap((letter) => (letter.eventId === undefined ? [] : [letter.eventId]))),

@@ -48,6 +48,12 @@ export interface SubscriberReport {
    * @default absent: every path of the run's rates is steered to it
    */
   readonly failurePathsNotSteered?: NotSteeredFailurePaths;
+  /**
+   * Why the run cannot read the runtime's per-record outcome lines of its consumer (its application log level is above
+   * WARN, simulator/check/hidden-outcomes.ts), in a sentence: its failed records are counted from its batch responses
+   * and commits, without their reasons. @default absent: the lines are written
+   */
+  readonly outcomesHidden?: string;
   /** For a subscriber on a FIFO queue: the aggregates and events whose order the `aggregate-order` check read. */
   readonly orderChecked?: AggregateOrderCoverage;
 }

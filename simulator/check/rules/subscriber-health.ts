@@ -1,10 +1,10 @@
-/** Rule: no configuration-error dead letters, no acknowledged failures, something acknowledged (../subscriber-health.ts). */
+/** Rule: no configuration-error dead letters, no acknowledged failures, no acknowledged event left uncommitted, something acknowledged (../subscriber-health.ts). */
 import type { SubscriberCheck } from '../run-check';
 import { checkSubscriberHealth } from '../subscriber-health';
 
 export const subscriberHealthRule: SubscriberCheck = {
   name: 'subscriber-health',
-  checks: 'no dead letter is a configuration error, no batch response acknowledged a failed record, and something was acknowledged',
+  checks: 'no dead letter is a configuration error, no batch response acknowledged a failed record, no transactional consumer acknowledged an event it never committed, and something was acknowledged',
   scope: 'subscriber',
-  check: (subscriber, facts) => checkSubscriberHealth(subscriber.view, subscriber.deadLetters, facts.ledger),
+  check: (subscriber, facts) => checkSubscriberHealth(subscriber.view, subscriber.deadLetters, facts.ledger, (eventId) => facts.isMalformed(eventId) || facts.injectedObjectFault?.(eventId) !== undefined),
 };

@@ -6,8 +6,12 @@
 import { describe, expect, test } from 'vitest';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkProducerFailures } from '../../../simulator/check/producer-failures';
+import { ACKNOWLEDGED_UNCOMMITTED_TEXT } from '../../../simulator/check/acknowledged-uncommitted';
+import { failurePathsOf } from '../../../simulator/check/failure-paths';
+import { hiddenOutcomesNote, LOG_LEVEL_HIDES_OUTCOMES_TEXT } from '../../../simulator/check/hidden-outcomes';
 import { checkSubscriberHealth } from '../../../simulator/check/subscriber-health';
-import type { EventSourceMappingModel } from '../../../simulator/model/flow-model';
+import { fixFor } from '../../../simulator/check/violation-cause';
+import type { EventSourceMappingModel, FunctionModel } from '../../../simulator/model/flow-model';
 import type { InvocationOutcome } from '../../../simulator/observation/observer';
 import { receiveAll, subscriberKit } from './check-kit';
 
@@ -32,6 +36,26 @@ function kitWithMapping(options: Parameters<typeof subscriberKit>[0] = {}) {
 /** The runtime's outcome line for a record, as lambda/consumer/process-message.ts writes it. */
 function outcomeLine(messageId: string, outcome: string, error?: { name: string; message: string }): string {
   return JSON.stringify({ level: outcome === 'failed' ? 'WARN' : 'INFO', message: outcome, subscriber: 'Billing', sqsMessageId: messageId, outcome, ...(error ? { error } : {}) });
+}
+
+/** The consumer function of a transactional subscriber (or of `mode`). */
+function consumerFunction(mode = 'transactional'): FunctionModel {
+  return { key: 'Stack/Consumer', stackName: 'Stack', logicalId: 'Consumer', assetDirectory: '.', handler: 'index.handler', runtime: 'nodejs22.x', timeoutSeconds: 30, memorySizeMb: 256, environment: { IEF_PROCESSING_MODE: mode } };
+}
+
+/** A kit whose subscriber has a consumer in `mode`, and its check with `exempt`. */
+function kitWithConsumer(mode = 'transactional', exempt?: (eventId: string) => boolean) {
+  const kit = subscriberKit();
+  const fn = consumerFunction(mode);
+  const subscriber = { ...kit.subscriber, mapping: MAPPING, function: fn, environment: { IEF_PROCESSING_MODE: mode } };
+  const check = () => checkSubscriberHealth(subscriber, readDeadLetters(subscriber.deadLetterQueues, kit.ledger), kit.ledger, exempt);
+  return { ...kit, subscriber, check };
+}
+
+/** The runtime's inbox commit of `eventId` for Billing, as DynamoDB applied it (a PutItem of the inbox record). */
+function inboxPut(eventId: string): { operation: string; body: Buffer } {
+  const item = { pk: { S: `Billing#${eventId}` }, eventId: { S: eventId }, subscriber: { S: 'Billing' }, eventType: { S: 'OrderPlaced' } };
+  return { operation: 'PutItem', body: Buffer.from(JSON.stringify({ TableName: 'Inbox', Item: item })) };
 }
 
 const returned = (failed: readonly string[]): InvocationOutcome => ({ kind: 'returned', response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) } });
@@ -82,6 +106,73 @@ describe('acknowledged-failure', () => {
     kit.ledger.onInvocation(MAPPING.key, { messages, outcome: threw, failedMessageIds: [message!.messageId], output: [outcomeLine(message!.messageId, 'failed')] });
 
     expect(kit.check().filter((violation) => violation.kind === 'acknowledged-failure')).toEqual([]);
+  });
+});
+
+describe('acknowledged, never committed (lost)', () => {
+  /** Receives every message, answers each invocation with no batch item failures and deletes them (a swallowing wrapper). */
+  function acknowledgeAll(kit: ReturnType<typeof kitWithConsumer>): void {
+    const received = receiveAll(kit.queue);
+    kit.ledger.onInvocation(MAPPING.key, { messages: received.map(({ messageId, origin, receiveCount }) => ({ messageId, origin, receiveCount })), outcome: returned([]), failedMessageIds: [], output: [] });
+    for (const message of received) kit.queue.delete(message.receiptHandle);
+  }
+
+  test('fails a transactional subscriber that acknowledged events whose inbox record it never committed, with lost and its cause', () => {
+    // GIVEN three events acknowledged, only the first committed (no outcome line at all: the log level hid them)
+    const kit = kitWithConsumer();
+    for (const id of ['event-1', 'event-2', 'event-3']) kit.deliver(id);
+    kit.ledger.recordApplied('Stack/Consumer', inboxPut('event-1'));
+    acknowledgeAll(kit);
+
+    // THEN the two others are lost, named with the cause and its fix
+    expect(kit.check()).toEqual([
+      {
+        kind: 'lost',
+        subscriber: 'Billing',
+        detail: expect.stringContaining(`2 event(s) ${ACKNOWLEDGED_UNCOMMITTED_TEXT} (events event-2, event-3): acknowledged, never applied`),
+        causes: [{ kind: 'acknowledged-uncommitted', subscriber: 'Billing', eventIds: ['event-2', 'event-3'], invocations: [], requests: [], fix: fixFor('acknowledged-uncommitted') }],
+      },
+    ]);
+  });
+
+  test('passes committed events (a duplicate delivery too), exempt ones, dead-lettered ones, and subscribers of the other modes', () => {
+    const exempt = (eventId: string) => eventId === 'malformed';
+    const kit = kitWithConsumer('transactional', exempt);
+    kit.deliver('event-1', 2);
+    kit.deliver('malformed');
+    kit.ledger.recordApplied('Stack/Consumer', inboxPut('event-1'));
+    acknowledgeAll(kit);
+    kit.deliver('event-2');
+    const [deadLettered] = receiveAll(kit.queue);
+    kit.deadLetterByRuntime(deadLettered!, 'event-2');
+    expect(kit.check().filter((violation) => violation.kind === 'lost')).toEqual([]);
+
+    const lease = kitWithConsumer('lease');
+    lease.deliver('event-1');
+    acknowledgeAll(lease);
+    expect(lease.check()).toEqual([]);
+  });
+});
+
+describe('failed records without the runtime\'s outcome lines (a log level above WARN)', () => {
+  test('handler-error counts a record a returned invocation reported with no outcome line, and one logged failed, but not one logged skipped', () => {
+    const kit = kitWithConsumer();
+    for (const id of ['event-1', 'event-2', 'event-3']) kit.deliver(id);
+    const received = receiveAll(kit.queue);
+    const messages = received.map(({ messageId, origin, receiveCount }) => ({ messageId, origin, receiveCount }));
+    const [unlogged, failed, skipped] = received.map((message) => message.messageId);
+    const output = [outcomeLine(failed!, 'failed'), outcomeLine(skipped!, 'skipped')];
+
+    kit.ledger.onInvocation(MAPPING.key, { messages, outcome: returned([unlogged!, failed!, skipped!]), failedMessageIds: [unlogged!, failed!, skipped!], output });
+
+    expect(failurePathsOf(kit.subscriber, kit.ledger, 0)['handler-error']).toBe(2);
+  });
+
+  test('a level above WARN gets the note (FATAL and ERROR), the others none', () => {
+    expect(hiddenOutcomesNote('Billing', 'ERROR')).toContain(`Billing: its application log level ERROR ${LOG_LEVEL_HIDES_OUTCOMES_TEXT}`);
+    expect(hiddenOutcomesNote('Billing', 'FATAL')).toContain(LOG_LEVEL_HIDES_OUTCOMES_TEXT);
+    expect(hiddenOutcomesNote('Billing', 'ERROR')).not.toContain('--count');
+    for (const level of [undefined, 'INFO', 'WARN', 'DEBUG', 'TRACE']) expect(hiddenOutcomesNote('Billing', level)).toBeUndefined();
   });
 });
 

@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
+import { ACKNOWLEDGED_UNCOMMITTED_TEXT } from '../../../simulator/check/acknowledged-uncommitted';
+import { LOG_LEVEL_HIDES_OUTCOMES_TEXT } from '../../../simulator/check/hidden-outcomes';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';
@@ -80,6 +82,8 @@ describe('simulate: no false OK', () => {
         subscriber: 'Audit',
         detail: expect.stringMatching(/^2 record\(s\) the runtime logged as failed were acknowledged by the batch response .*logged failed \(Error: the downstream service is unavailable\)/),
       },
+      // the same two records, read from the commits alone: acknowledged, their inbox record never committed
+      { kind: 'lost', subscriber: 'Audit', detail: expect.stringContaining(`2 event(s) ${ACKNOWLEDGED_UNCOMMITTED_TEXT}`) },
     ]);
   });
 
@@ -141,6 +145,43 @@ describe('simulate: no false OK', () => {
     expect(written.violations.map((violation) => violation.kind)).toContain('acknowledged-failure');
     expect(written.subscribers[0]!.failurePaths).toMatchObject({ conflict: expect.any(Number), 'handler-error': expect.any(Number), 'crash-before-commit': expect.any(Number) });
     expect(written.subscribers[0]!.failurePaths['handler-error']).toBeGreaterThan(0);
+  });
+
+  test.each(['1', '2'])('fails with lost naming the swallowing wrapper at seed %s when applicationLogLevel ERROR hides the runtime\'s outcome lines', async (seed) => {
+    // GIVEN the swallowing wrapper at applicationLogLevel ERROR: the runtime's WARN `failed` lines are never written
+    const events = Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, `quiet-swallowing-${seed}.json`);
+    writeFileSync(path.join(directory, `quiet-events-${seed}.json`), JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'QuietSwallowingWrapper', '--events', path.join(directory, `quiet-events-${seed}.json`), '--seed', seed, '--json', file);
+
+    // THEN the events it acknowledged without their inbox commit are lost, named with the cause, in text and --json
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      verdict: string;
+      violations: { kind: string; detail: string; causes?: { kind: string; subscriber?: string; eventIds: string[] }[] }[];
+      subscribers: { name: string; failurePaths: Record<string, number> }[];
+    };
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(written.verdict).toBe('VIOLATED');
+    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(ACKNOWLEDGED_UNCOMMITTED_TEXT));
+    expect(lost?.causes).toEqual([expect.objectContaining({ kind: 'acknowledged-uncommitted', subscriber: 'Audit', eventIds: expect.arrayContaining([expect.stringMatching(/^event-/)]) })]);
+    expect(stdout).toContain(`[lost] Audit: `);
+    expect(stdout).toContain(LOG_LEVEL_HIDES_OUTCOMES_TEXT);
+    expect(written.subscribers[0]!.failurePaths['handler-error']).toBe(0);
+  });
+
+  test.each(['1', '2'])('a correct consumer at applicationLogLevel ERROR meets handler-error and is OK at seed %s (its failures read from its batch responses)', async (seed) => {
+    const events = Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, `quiet-audit-${seed}.json`);
+    writeFileSync(path.join(directory, `quiet-audit-events-${seed}.json`), JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'QuietAudit', '--events', path.join(directory, `quiet-audit-events-${seed}.json`), '--seed', seed, '--json', file);
+
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { verdict: string; violations: unknown[]; subscribers: { name: string; failurePaths: Record<string, number> }[] };
+    expect({ code, verdict: written.verdict, violations: written.violations }).toEqual({ code: EXIT_CODE.OK, verdict: 'OK', violations: [] });
+    expect(written.subscribers[0]!.failurePaths['handler-error']).toBeGreaterThan(0);
+    expect(stdout).toContain(LOG_LEVEL_HIDES_OUTCOMES_TEXT);
+    expect(stdout).not.toContain('never met handler-error');
   });
 
   test("fails with producer-failed when an API's producer answers every command with a response its scenario says fails one (a 409)", async () => {
