@@ -2637,4 +2637,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "LOG_LEVEL_ENVIRONMENT_VARIABLE]: applicationLogLevel }) === 'ERROR') return undefined;",
     tests: ['test/simulator/check/subscriber-health.test.ts'],
   },
+  {
+    id: 'served-ttl-as-dynamodb-local-tells',
+    breaks: "simulate --serve: DescribeTimeToLive through the served endpoint answers as DynamoDB Local does (DISABLED: the run never turns TTL on there, which deletes by the real clock), so the operator's replay and fence replay read no TTL attribute from the outbox table the template gives one",
+    file: 'simulator/aws/table-clock-proxy.ts',
+    find: '              ? await asTemplateDefines(body, reply.body, timeToLive)',
+    replace: '              ? undefined',
+    tests: ['test/simulator/run/past-start-ttl.int.test.ts'],
+  },
 ];

@@ -6,15 +6,17 @@
  * nothing a flow can observe locally: throughput, billing (every table is on-demand), encryption, point-in-time
  * recovery, contributor insights, deletion protection, tags.
  *
- * Time to Live: DynamoDB Local 3.3.0 accepts `UpdateTimeToLive` and then deletes expired items by itself, by its own
- * (real) clock, within seconds, and writes a stream record for each deletion — but only on tables without a global
- * secondary index: on a table with one (the inboxes), expired items are never deleted (verified). The simulation's
- * virtual clock does not reach DynamoDB Local, so items expire when the real clock passes their TTL attribute.
+ * Time to Live is kept in the model (`timeToLiveAttribute`: the runtime writes it, the operator's endpoint tells it) but
+ * never turned on in DynamoDB Local. DynamoDB Local 3.3.0 deletes expired items by its own (real) clock within
+ * seconds, while a run writes each item's TTL on its virtual clock: a run started more than the retention in the past
+ * (a replayed `--start-time`) would have its items deleted at a moment the machine sets, not the seed. AWS deletes an
+ * expired item "typically within a few days" and returns it to reads until then, so an item never deleted within a
+ * run is what AWS may do. The served endpoint answers DescribeTimeToLive as the template defines it
+ * (./table-clock-proxy.ts).
  */
 import {
   CreateTableCommand,
   DescribeTableCommand,
-  UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
   type DynamoDBClient,
   type GlobalSecondaryIndex,
@@ -64,13 +66,6 @@ async function createTable(client: DynamoDBClient, table: TableModel, tableName:
     description = await waitUntilActive(client, tableName);
   } catch (error) {
     throw failed('waiting for', error);
-  }
-  if (table.timeToLiveAttribute !== undefined) {
-    try {
-      await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: table.timeToLiveAttribute, Enabled: true } }));
-    } catch (error) {
-      throw failed(`enabling Time to Live on attribute '${table.timeToLiveAttribute}' of`, error);
-    }
   }
   if (description.TableArn === undefined) throw failed('describing', new Error('DescribeTable returned no TableArn'));
   if (table.streamViewType !== undefined && description.LatestStreamArn === undefined) {

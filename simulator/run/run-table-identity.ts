@@ -29,3 +29,26 @@ export function isRunTable(identity: TableIdentity | undefined, realCreatedAt: n
   if (identity.tableId !== undefined && tableId !== undefined) return identity.tableId === tableId;
   return Math.round(identity.createdAt) === Math.round(realCreatedAt);
 }
+
+/**
+ * The TTL attribute a served run's endpoint tells for a table (../aws/table-clock-proxy.ts): `attributes` (the
+ * template's, by local table name) for a run table, undefined for any other, or for one made again under a run table's
+ * name while serving (DynamoDB restores no TTL setting; DescribeTable failing: undefined).
+ */
+export function runTableTimeToLive(
+  client: DynamoDBClient,
+  identities: ReadonlyMap<string, TableIdentity>,
+  attributes: ReadonlyMap<string, string>,
+): (tableName: string) => Promise<string | undefined> {
+  return async (tableName) => {
+    const attributeName = attributes.get(tableName);
+    if (attributeName === undefined) return undefined;
+    try {
+      const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+      const createdAt = table?.CreationDateTime?.getTime();
+      return createdAt !== undefined && isRunTable(identities.get(tableName), createdAt, table?.TableId) ? attributeName : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}

@@ -8,7 +8,7 @@
  */
 import { startTableClockProxy } from '../aws/table-clock-proxy';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isRunTable, runTableIdentities } from './run-table-identity';
+import { isRunTable, runTableIdentities, runTableTimeToLive } from './run-table-identity';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -67,8 +67,17 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // is the one the run made (its TableId, else its real creation time), not any of its name: one deleted and made
       // again under it while serving (a restore under the table's own name) was made then (review ro15b, RO15B-4)
       const runTables = await runTableIdentities(built.client, [...built.flow.tables.values()].map((table) => table.tableName));
-      const tableClock = await startTableClockProxy(built.database.endpoint, (tableName, realCreatedAt, tableId) =>
-        isRunTable(runTables.get(tableName), realCreatedAt, tableId) ? settings.startTime : realCreatedAt + built.clock.now() - Date.now(),
+      // and it tells their TTL as the template defines it, which the run never turns on in DynamoDB Local (../aws/tables.ts)
+      const timeToLiveAttributes = new Map(
+        app.model.tables.flatMap((table) => {
+          const tableName = built.flow.tables.get(table.key)?.tableName;
+          return tableName === undefined || table.timeToLiveAttribute === undefined ? [] : [[tableName, table.timeToLiveAttribute] as const];
+        }),
+      );
+      const tableClock = await startTableClockProxy(
+        built.database.endpoint,
+        (tableName, realCreatedAt, tableId) => (isRunTable(runTables.get(tableName), realCreatedAt, tableId) ? settings.startTime : realCreatedAt + built.clock.now() - Date.now()),
+        runTableTimeToLive(built.client, runTables, timeToLiveAttributes),
       );
       const database = {
         endpoint: tableClock.endpoint,
