@@ -62,6 +62,9 @@ const RUNTIME_READ_MODEL = [
   'lambda/envelope.ts',
   'lambda/errors.ts',
   'lambda/fingerprint.ts',
+  // which of its lines the runtime writes at a function's log level: the simulator tells when a level hides the
+  // runtime's record outcomes (simulator/check/hidden-outcomes.ts), by the runtime's own reading of AWS_LAMBDA_LOG_LEVEL
+  'lambda/logger.ts',
   'lambda/ordered/deduplication-window.ts',
   'lambda/ordered/ordered-position.ts',
   'lambda/ordered/sequence-fence.ts',
