@@ -2,45 +2,21 @@
 import { describe, expect, test } from 'vitest';
 import { fixFor, type ViolationCause } from '../../simulator/check/violation-cause';
 import { leaseBelowTimeout, warningText } from '../../simulator/check/lease-below-timeout';
-import { iamNotEvaluated } from '../../simulator/check/iam-not-evaluated';
 import { formatSummary, printedDetail } from '../../simulator/report/summary';
 import { resultJson } from '../../simulator/run/result-json';
 import type { SimulationResult } from '../../simulator/run/simulation';
+import { reportedRun } from '../support/simulation-result';
 
 const FAILURE_PATHS = { 'handler-error': 1, 'lost-response': 1, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 1, 'dead-letter': 1 };
 
 /** A run of one subscriber, Receipts, with the violations and causes given. */
 function run(violations: SimulationResult['violations'], causes: SimulationResult['causes'], warnings: SimulationResult['warnings'] = []): SimulationResult {
-  return {
-    assemblyDirectory: '/tmp/cdk.out',
-    synthAnnotations: [],
-    seed: '1',
-    startTime: '2026-01-02T00:00:00.000Z',
-    startTimeMs: Date.parse('2026-01-02T00:00:00Z'),
-    concurrency: 4,
-    producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
-    relay: { streamRecords: 2, committedEvents: 2, offloadedEvents: 0, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
-    sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
-    transactionConflicts: { refused: 0, byOperation: {} },
-    sqsSends: [],
+  return reportedRun({
     subscribers: [{ name: 'Receipts', events: 2, deliveries: 2, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, failurePaths: FAILURE_PATHS }],
-    deadLetters: new Map(),
     violations,
     causes,
     warnings,
-    effectsNotCounted: [],
-    notSimulated: [],
-    rounds: 3,
-    simulatedSeconds: 0,
-    realSeconds: 1,
-    totalFaults: 0,
-    iam: iamNotEvaluated('off'),
-    untakenEvents: [],
-    notExercised: [],
-    failurePathsNotMet: [],
-    replayable: true,
-    realTimeEvents: { count: 0, first: [] },
-  } as SimulationResult;
+  });
 }
 
 const outside: ViolationCause = {

@@ -5,6 +5,7 @@ import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
 import { IAM_NOT_CHECKED, IAM_NOT_PROVEN_TEXT, iamNotEvaluated, iamNotProvenReason } from '../../simulator/check/iam-not-evaluated';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
+import { reportedRun } from '../support/simulation-result';
 import { FAILURE_PATHS_NOT_MET_ADVICE, notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
 import { runVerdict } from '../../simulator/run/verdict';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
@@ -16,35 +17,7 @@ function subscriber(name: string, events: number, effects?: SubscriberReport['ef
 }
 
 function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): SimulationResult {
-  return {
-    assemblyDirectory: '/tmp/cdk.out',
-    synthAnnotations: [],
-    seed: '1',
-    startTime: '2026-01-02T00:00:00.000Z',
-    startTimeMs: Date.parse('2026-01-02T00:00:00Z'),
-    concurrency: 4,
-    producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
-    relay: { streamRecords: 2, committedEvents: 2, offloadedEvents: 0, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
-    sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
-    transactionConflicts: { refused: 0, byOperation: {} },
-    sqsSends: [],
-    subscribers,
-    deadLetters: new Map(),
-    violations: [],
-    causes: [],
-    effectsNotCounted,
-    notSimulated: [],
-    rounds: 3,
-    simulatedSeconds: 0,
-    realSeconds: 1,
-    totalFaults: 0,
-    iam: iamNotEvaluated('off'),
-    untakenEvents: [],
-    notExercised: [],
-    failurePathsNotMet: [],
-    replayable: true,
-    realTimeEvents: { count: 0, first: [] },
-  } as SimulationResult;
+  return reportedRun({ subscribers, effectsNotCounted });
 }
 
 describe('formatSummary', () => {
