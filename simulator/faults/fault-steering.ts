@@ -225,7 +225,7 @@ export function writtenItems(body: string): ItemKey[] {
  * attribute the item has, or a Query of the item's table with a value of the item's among its expression values.
  */
 export function readsAny(body: string, items: readonly ItemKey[]): boolean {
-  const request = parse(body) as Action & { RequestItems?: Record<string, { Keys?: unknown[] } | undefined>; TransactItems?: Array<{ Get?: Action }>; ExpressionAttributeValues?: Record<string, unknown>; KeyConditionExpression?: unknown };
+  const request = parse(body) as Action & { RequestItems?: Record<string, { Keys?: unknown[] } | undefined>; TransactItems?: Array<{ Get?: Action }>; ExpressionAttributeValues?: Record<string, unknown> };
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   const keys = [...itemKey(request, request.Key)];
   for (const [table, read] of Object.entries(request.RequestItems ?? {})) for (const key of read?.Keys ?? []) keys.push(...itemKey({ TableName: table }, key));
