@@ -4,6 +4,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
+import { warnOfFewReceives } from './private/few-receives-warning';
 import { validateQueueOptions } from './private/validate-consumer-props';
 
 /** Properties of a {@link ConsumerQueue}. */
@@ -108,6 +109,7 @@ export class ConsumerQueue extends Construct {
     validateQueueOptions(`ConsumerQueue '${id}'`, props);
 
     this.maxReceiveCount = props.maxReceiveCount ?? CONSUMER_DEFAULTS.MAX_RECEIVE_COUNT;
+    warnOfFewReceives(this, this.maxReceiveCount);
     this.retentionPeriod = props.retentionPeriod ?? CONSUMER_DEFAULTS.RETENTION_PERIOD;
     this.deadLetterRetentionPeriod = props.deadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD;
     this.visibilityTimeout = props.visibilityTimeout ?? minimumVisibilityTimeout(CONSUMER_DEFAULTS.FUNCTION_TIMEOUT);

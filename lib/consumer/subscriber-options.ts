@@ -113,6 +113,9 @@ export interface SubscriberOptions extends FunctionOptions {
 
   /**
    * How many times a message is received before SQS moves it to the dead-letter queue. Between 1 and 1000.
+   * Below 5, the least AWS recommends for a queue a Lambda function reads, the synth warns: a valid message whose few
+   * receives each meet a transient failure (a throttled request, a crashed invocation, which fails its whole batch) is
+   * dead-lettered.
    *
    * @default 5
    */

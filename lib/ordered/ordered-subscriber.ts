@@ -64,6 +64,9 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
   /**
    * Receives of a message before SQS moves it to the dead-letter queue, 1 to 1000. While a message of an aggregate is
    * retried (a gap waiting for an earlier event, a failing handler), the aggregate's later messages wait behind it.
+   * Below 5, the least AWS recommends for a queue a Lambda function reads, the synth warns: a valid message whose few
+   * receives each meet a transient failure (a throttled request, a crashed invocation, which fails its whole batch) is
+   * dead-lettered.
    *
    * @default 5
    */

@@ -2645,4 +2645,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '              ? undefined',
     tests: ['test/simulator/run/past-start-ttl.int.test.ts'],
   },
+  // ---- issue 39 (seventeenth session, fx17k): a steered conflict's read throttle spilled onto the batch's other records ----
+  {
+    id: 'contended-read-throttles-the-rest-of-the-batch',
+    breaks: "simulator fault steering (R17C-1): after a steered conflict every later read of the invocation is throttled, not only the contended item's, so another record of the batch fails uncharged, at its last receive too (a valid event dead-lettered by steering)",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    if (contended === undefined || !readsAny(body, contended.items)) return false;',
+    replace: '    if (contended === undefined) return false;',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  {
+    id: 'contended-read-ignores-last-receive',
+    breaks: "simulator fault steering (R17C-1): a contended item's read is throttled though another message of the batch, which may be the reader, is at its last receive, so steering dead-letters it",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    if (steered.maxReceiveCount > 1 && contended.others.some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
+    replace: '',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
 ];

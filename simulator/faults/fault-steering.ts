@@ -17,8 +17,11 @@
  *   rate above 0);
  * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
  *   transaction, and so is every write of that target for the rest of the invocation (an item contended throughout),
- *   and every read of it is throttled (else the aggregate consumer's retry re-reads the aggregate and may find its event
- *   applied meanwhile by a duplicate copy: acknowledged, no record failed), so the runtime's own contention retries give
+ *   and every read of an item that write named is throttled (else the aggregate consumer's retry re-reads the aggregate
+ *   and may find its event applied meanwhile by a duplicate copy: acknowledged, no record failed); only those items'
+ *   reads, since the later records of the batch read their own, and only while every other message of the batch (a
+ *   read names no record, so it may be theirs) may lose that receive: none at its last, each within its conflict
+ *   budget, which the refusal is charged to; so the runtime's own contention retries give
  *   up and the record fails, to be retried by SQS: steered when the throttle rate is above 0, both being DynamoDB
  *   refusing a request;
  * - `lose-response`: the write is applied and its response lost (the lost-response rate above 0).
@@ -188,6 +191,51 @@ function messagesFailedBy(fault: SteeredFault, target: string, messages: readonl
   return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);
 }
 
+/** An item a request names: its table and the attributes (DynamoDB JSON) it gives, its key's at least. */
+interface ItemKey {
+  readonly table: string;
+  readonly attributes: Readonly<Record<string, unknown>>;
+}
+
+type Action = { TableName?: unknown; Item?: unknown; Key?: unknown };
+
+function itemKey(action: Action | undefined, attributes: unknown): ItemKey[] {
+  return typeof action?.TableName === 'string' && typeof attributes === 'object' && attributes !== null ? [{ table: action.TableName, attributes: attributes as Record<string, unknown> }] : [];
+}
+
+function parse(body: string): Record<string, unknown> {
+  try {
+    const request: unknown = JSON.parse(body);
+    return typeof request === 'object' && request !== null ? (request as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The items a write request names (a Put's item, an Update's, Delete's or ConditionCheck's key), each transaction action's too. */
+export function writtenItems(body: string): ItemKey[] {
+  const request = parse(body) as Action & { TransactItems?: Array<Record<string, Action | undefined>> };
+  const items = itemKey(request, request.Item ?? request.Key);
+  for (const entry of request.TransactItems ?? []) for (const action of Object.values(entry)) items.push(...itemKey(action, action?.Item ?? action?.Key));
+  return items;
+}
+
+/**
+ * Whether a read request names one of `items`: a GetItem's, BatchGetItem's or TransactGetItems' key whose every
+ * attribute the item has, or a Query of the item's table with a value of the item's among its expression values.
+ */
+export function readsAny(body: string, items: readonly ItemKey[]): boolean {
+  const request = parse(body) as Action & { RequestItems?: Record<string, { Keys?: unknown[] } | undefined>; TransactItems?: Array<{ Get?: Action }>; ExpressionAttributeValues?: Record<string, unknown> };
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  const keys = [...itemKey(request, request.Key)];
+  for (const [table, read] of Object.entries(request.RequestItems ?? {})) for (const key of read?.Keys ?? []) keys.push(...itemKey({ TableName: table }, key));
+  for (const entry of request.TransactItems ?? []) keys.push(...itemKey(entry.Get, entry.Get?.Key));
+  const named = keys.some((key) => items.some((item) => item.table === key.table && Object.entries(key.attributes).every(([name, value]) => same(item.attributes[name], value))));
+  if (named || typeof request.TableName !== 'string' || request.Key !== undefined) return named;
+  const values = Object.values(request.ExpressionAttributeValues ?? {});
+  return items.some((item) => item.table === request.TableName && Object.values(item.attributes).some((attribute) => values.some((value) => same(attribute, value))));
+}
+
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
   private readonly functions = new Map<string, SteeredFunction>();
@@ -195,6 +243,8 @@ export class FaultSteering {
   private readonly invocationsSteered = new Set<string>();
   /** `<function key>|<invocation key>|<target>` of the targets a conflict was steered to: refused until the invocation ends. */
   private readonly contended = new Set<string>();
+  /** `<function key>|<invocation key>` → the items its steered conflict's write named, and the batch's messages that conflict did not fail. */
+  private readonly contendedItems = new Map<string, { readonly items: readonly ItemKey[]; readonly others: readonly BatchMessage[]; charged: boolean }>();
   /** `<function key>|<message id>` → how many faults that fail the receive steering put in invocations whose batch held the message. */
   private readonly failedReceivesOfMessage = new Map<string, number>();
   /** `<function key>|<invocation key>` → the event id of the inbox record the invocation's last request named. */
@@ -247,7 +297,7 @@ export class FaultSteering {
     const target = named ?? this.eventOfInvocation.get(invocationId) ?? `message ${invocation.message}`;
     // a contended item's reads are refused too (throttled) for the rest of the invocation, so that a retry which
     // re-reads it (the aggregate consumer's) cannot find its event applied by another copy meanwhile and acknowledge it
-    if (CONTENDED_READS.has(operation)) return this.contended.has(`${functionKey}|${invocation.key}|${target}`) ? 'throttle' : planned;
+    if (CONTENDED_READS.has(operation)) return this.contendedRead(steered, functionKey, invocation, body) ? 'throttle' : planned;
     if (!STEERABLE_OPERATIONS.has(operation)) return planned;
     const site = writeSite(operation, body);
     // the failed receives are counted per aggregate on the ordered path (see the module comment), else per target
@@ -300,8 +350,31 @@ export class FaultSteering {
       for (const key of messageKeysFailedBy(next)) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
     }
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
-    if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
+    if (next === 'conflict') {
+      this.contended.add(`${functionKey}|${invocation.key}|${target}`);
+      const failed = new Set(messagesFailedBy('conflict', target, messages).map((message) => message.messageId));
+      this.contendedItems.set(`${functionKey}|${invocation.key}`, { items: writtenItems(body), others: messages.filter((message) => !failed.has(message.messageId)), charged: false });
+    }
     return next;
+  }
+
+  /**
+   * Whether a read of the invocation is refused as a read of the item its steered conflict contends: it names one of the
+   * items the conflicting write named (not "whatever the invocation reads next": the later records of its batch read
+   * their own items), and every other message of the batch it might be the read of (a read names no record) is within
+   * its conflict budget and not at its last receive, since the refusal could fail its receive: charged to each of them
+   * at the first refusal.
+   */
+  private contendedRead(steered: SteeredFunction, functionKey: string, invocation: SteeredInvocation, body: string): boolean {
+    const contended = this.contendedItems.get(`${functionKey}|${invocation.key}`);
+    if (contended === undefined || !readsAny(body, contended.items)) return false;
+    if (contended.charged) return true;
+    const keys = contended.others.map((message) => `${functionKey}|${message.messageId}`);
+    if (steered.maxReceiveCount > 1 && contended.others.some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;
+    if (keys.some((key) => (this.failedReceivesOfMessage.get(key) ?? 0) >= steered.conflictsAllowed)) return false;
+    for (const key of keys) this.failedReceivesOfMessage.set(key, (this.failedReceivesOfMessage.get(key) ?? 0) + 1);
+    contended.charged = true;
+    return true;
   }
 
   private meets(steered: SteeredFunction, site: string, fault: RequestFault): void {

@@ -1,8 +1,9 @@
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
 import { ConsumerQueue, ConsumerQueueProps } from '../../lib/consumer';
+import { fewReceivesWarning } from '../../lib/consumer/private/few-receives-warning';
 import { nagFindings, newStack } from '../fixtures/construct-test-kit';
 
 function synth(props: ConsumerQueueProps = {}): { stack: Stack; queue: ConsumerQueue; template: Template } {
@@ -35,6 +36,16 @@ describe('ConsumerQueue: queues', () => {
     const { template } = synth({ maxReceiveCount: 3 });
     // THEN
     template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { deadLetterTargetArn: DLQ_ARN, maxReceiveCount: 3 } });
+  });
+
+  test('warns at synth when maxReceiveCount is below the 5 AWS recommends for a queue Lambda reads, and not from 5', () => {
+    // a valid message that meets a transient failure at each of its few receives is dead-lettered (a crash fails a whole batch)
+    for (const count of [1, 3, 4]) {
+      const { stack } = synth({ maxReceiveCount: count });
+      Annotations.fromStack(stack).hasWarning('/TestStack/Queue', Match.stringLikeRegexp(`^${fewReceivesWarning(count).slice(0, 40)}`));
+      expect(fewReceivesWarning(count)).toMatch(/Set maxReceiveCount to 5 or more/);
+    }
+    for (const props of [{}, { maxReceiveCount: 5 }, { maxReceiveCount: 10 }]) Annotations.fromStack(synth(props).stack).hasNoWarning('*', Match.stringLikeRegexp('maxReceiveCount'));
   });
 
   test('gives the dead-letter queue no redrive policy of its own', () => {

@@ -287,6 +287,42 @@ describe('FaultSteering', () => {
     expect([decide('m-2|1', 'GetItem', get), decide('m-1|2', 'GetItem', get)]).toEqual(['none', 'none']);
   });
 
+  test("a steered conflict's read throttle holds only for the items its write named: the later records of the batch read theirs freely", () => {
+    // review r17c (R17C-1): after a conflict on A, every later read naming no inbox record was throttled as A's, so B
+    // (another message of the batch, uncharged, at its last receive) failed: dead-lettered by steering alone
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('S/Billing', 'Billing', 3);
+    const commit = (eventId: string, customer: string) =>
+      JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` } } } }, { Update: { TableName: 'Ledger', Key: { pk: { S: customer } } } }] });
+    const read = (customer: string) => JSON.stringify({ TableName: 'Ledger', Key: { pk: { S: customer } } });
+    const decide = (inv: ReturnType<typeof invocation>, operation: string, body: string) => steering.decide('S/Billing', inv, operation, body, 'none');
+    // the site's crash-before and crash-after go to other events first
+    expect([decide(invocation('m1|1'), 'TransactWriteItems', commit('e1', 'C#9')), decide(invocation('m2|1'), 'TransactWriteItems', commit('e2', 'C#9'))]).toEqual(['crash-before', 'crash-after']);
+    // batch: A (first receive), B (its last, 3 of 3), standard queue
+    const batch = { key: 'm3|1', message: 'm3', messages: [{ messageId: 'm3', receiveCount: 1, eventId: 'A' }, { messageId: 'm4', receiveCount: 3, eventId: 'B' }] };
+    expect([decide(batch, 'GetItem', read('C#1')), decide(batch, 'TransactWriteItems', commit('A', 'C#1'))]).toEqual(['none', 'conflict']);
+    // B's handler reads its own customer, and retries: not A's contended item, so not refused
+    expect([decide(batch, 'GetItem', read('C#2')), decide(batch, 'Query', JSON.stringify({ TableName: 'Ledger', KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'C#2' } } })), decide(batch, 'TransactWriteItems', commit('B', 'C#2'))]).toEqual(['none', 'none', 'none']);
+  });
+
+  test("a contended item's read is refused only when every message of the batch it could be the read of may lose that receive, and is charged to them", () => {
+    const steering = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => new Set<SteeredFault>(['conflict']));
+    steering.addSubscriber('S/Billing', 'Billing', 3);
+    const commit = (eventId: string) => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` } } } }, { Update: { TableName: 'Ledger', Key: { pk: { S: 'C#1' } } } }] });
+    const read = JSON.stringify({ TableName: 'Ledger', Key: { pk: { S: 'C#1' } }, ConsistentRead: true });
+    const batch = (first: string, other: string, otherReceive: number) => ({ key: `${first}|1`, message: first, messages: [{ messageId: first, receiveCount: 1, eventId: first }, { messageId: other, receiveCount: otherReceive, eventId: other }] });
+    const decide = (inv: ReturnType<typeof batch>, operation: string, body: string) => steering.decide('S/Billing', inv, operation, body, 'none');
+    // the other message (same customer) is at its last receive: a read of the contended item could be its own, so none is refused
+    const atLast = batch('A', 'B', 3);
+    expect([decide(atLast, 'TransactWriteItems', commit('A')), decide(atLast, 'GetItem', read), decide(atLast, 'GetItem', read)]).toEqual(['conflict', 'none', 'none']);
+    // the other message within its budget: a read of another item is not refused; the contended item's is, charged to it
+    const early = batch('E', 'F', 1);
+    const other = JSON.stringify({ TableName: 'Ledger', Key: { pk: { S: 'C#2' } } });
+    expect([decide(early, 'TransactWriteItems', commit('E')), decide(early, 'GetItem', other), decide(early, 'GetItem', read), decide(early, 'GetItem', read)]).toEqual(['conflict', 'none', 'throttle', 'throttle']);
+    // F lost a receive to it: no steered conflict for F now (its budget at 3 is one), while G still gets one
+    expect([decide({ key: 'F|2', message: 'F', messages: [{ messageId: 'F', receiveCount: 2, eventId: 'F' }] }, 'TransactWriteItems', commit('F')), decide(batch('G', 'H', 1), 'TransactWriteItems', commit('G'))]).toEqual(['none', 'conflict']);
+  });
+
   test('a write site is the operation and the tables its request names', () => {
     expect(writeSite('TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Orders' } }, { Update: { TableName: 'Outbox' } }, { Put: { TableName: 'Orders' } }] }))).toBe(
       'TransactWriteItems Orders,Outbox',
