@@ -2662,4 +2662,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
+  // ---- issue 39 (eighteenth session, fx18c): /tmp in a child process's shell command and plain arguments ----
+  {
+    id: 'worker-tmp-shell-operator-lead',
+    breaks: "simulate (R17C-2): a /tmp path right after a shell operator (echo hi>/tmp/x, 2>/tmp/e, </tmp/in, |/tmp/tool, $(/tmp/tool)) is the machine's /tmp, so a function's shell command writes a file the function cannot read back and another environment or run sees",
+    file: 'simulator/lambda/worker-tmp.ts',
+    find: "  const TMP_IN_SHELL = /(^|[\\s'\"=<>|;&(\\x60])(",
+    replace: "  const TMP_IN_SHELL = /(^|[\\s'\"=])(",
+    tests: ['test/simulator/lambda/environment-tmp-shell.int.test.ts'],
+  },
+  {
+    id: 'worker-tmp-shell-operator-end',
+    breaks: "simulate (R17C-2): a /tmp path followed by a shell operator (cd /tmp;, cd /tmp&&, $(cat /tmp/x)) is not redirected, so the shell works in the machine's /tmp",
+    file: 'simulator/lambda/worker-tmp.ts',
+    find: "(\\/tmp(?:\\/[^\\s'\"<>|;&)\\x60]*)?)(?=$|[\\s'\"<>|;&)\\x60])/g;",
+    replace: "(\\/tmp(?:\\/[^\\s'\"]*)?)(?=$|[\\s'\"])/g;",
+    tests: ['test/simulator/lambda/environment-tmp-shell.int.test.ts'],
+  },
+  {
+    id: 'worker-tmp-argument-free-text',
+    breaks: "simulate (R17C-3): a plain argument's text that mentions /tmp (a message, JSON) reaches the program with the machine's directory in it where AWS passes /tmp, so what the run sends depends on the machine",
+    file: 'simulator/lambda/worker-tmp.ts',
+    find: '    if (at === 1) rest[0] = rest[0].map(shell ? inShell : inArgument);',
+    replace: '    if (at === 1) rest[0] = rest[0].map(inShell);',
+    tests: ['test/simulator/lambda/environment-tmp-shell.int.test.ts'],
+  },
+  {
+    id: 'worker-tmp-spawn-shell-as-arguments',
+    breaks: "simulate (R17C-2): spawn or execFile with the shell option reads its program and arguments as plain ones, so echo x>/tmp/y given that way writes the machine's /tmp",
+    file: 'simulator/lambda/worker-tmp.ts',
+    find: "    const shell = options !== null && typeof options === 'object' && !Array.isArray(options) && Boolean(options.shell);",
+    replace: '    const shell = false;',
+    tests: ['test/simulator/lambda/environment-tmp-shell.int.test.ts'],
+  },
 ];

@@ -11,13 +11,18 @@
  *   streams, watchers; an absolute symlink target);
  * - `require` (so a module written to `/tmp` loads, and the modules it requires are found next to it);
  * - node:child_process (spawn, spawnSync, execFile, execFileSync, fork, exec, execSync, and the promisified forms): the
- *   program's path, its `cwd`, and the `/tmp` paths among its arguments or in its shell command (a word that is one,
- *   or follows `=`), so a program written to `/tmp` runs there and reads and writes the files the function does.
+ *   program's path, its `cwd`, an argument that is a `/tmp` path or whose value after its first `=` is one
+ *   (`--output=/tmp/x`), and a `/tmp` path in a shell command (exec, execSync, the `shell` option of spawn and execFile),
+ *   also next to a shell operator (`2>/tmp/e`, `cd /tmp&&`, `$(cat /tmp/x)`) and inside quotes (they may hold a
+ *   script: `sh -c "cd /tmp; ..."`), so a program written to `/tmp` runs there and reads and writes the files the
+ *   function does.
  * Not redirected: a path under the function's code directory, under the working directory (the project, when it is
  * itself under /tmp) or under the environment's directory already, a directory below /tmp on the way to the first two
  * (the module loader's realpath reads each ancestor), a file descriptor or FileHandle (their path was redirected when
  * opened), a relative symlink target (read from the link's own directory), `import()` of a `/tmp` module (the ES
- * module loader reads the literal path), and what a child process or a native addon opens itself.
+ * module loader reads the literal path), a `/tmp` path inside a longer argument of a program run without a shell
+ * (`-o/tmp/x`, a message or JSON that mentions `/tmp`: the program gets it as written, as on AWS), and what a child
+ * process or a native addon opens itself.
  *
  * A JavaScript source string, no backticks in it (it is spliced into the bootstrap's own template text).
  */
@@ -109,28 +114,48 @@ if (typeof workerData.tmpDirectory === 'string') {
     }
     return realResolveFilename.call(this, request, parent, ...rest);
   };
-  // node:child_process: a program under /tmp (the command, a path), its working directory, and /tmp paths in its
-  // arguments or its shell command (a word that is a /tmp path, or follows '=': '/tmp/out.mp4', '--output=/tmp/x')
-  // are the environment's; what the program itself opens is not redirected (TMPDIR names the environment's directory)
-  const TMP_WORD = /(^|[\s'"=])(\/tmp(?:\/[^\s'"]*)?)(?=$|[\s'"])/g;
-  const inText = (value) => (typeof value === 'string' ? value.replace(TMP_WORD, (whole, lead, spelled) => lead + (redirectedPath(spelled) ?? spelled)) : value);
-  // a command with no slash is looked up in PATH, not in the working directory
-  const command = (value) => (typeof value !== 'string' ? redirect(value) : /\s/.test(value) ? inText(value) : value.includes('/') ? redirect(value) : value);
+  // node:child_process: a program under /tmp (the command, a path), its working directory, and the /tmp paths of its
+  // arguments or its shell command are the environment's; what the program itself opens is not redirected (TMPDIR
+  // names the environment's directory)
+  // a shell command (exec, execSync, spawn or execFile with the shell option): a /tmp path that starts the text or
+  // follows whitespace, a quote, '=' or a shell operator ('>', '<', '|', ';', '&', '(' of a subshell or '$(', a
+  // backtick: '2>/tmp/e', 'cd /tmp&&', '$(cat /tmp/x)') and ends at whitespace, a quote, an operator (';', '&', '|',
+  // ')', a backtick, '>', '<') or the end; quoted text too (a shell's quotes may hold a script: sh -c "cd /tmp; ...")
+  const TMP_IN_SHELL = /(^|[\s'"=<>|;&(\x60])(\/tmp(?:\/[^\s'"<>|;&)\x60]*)?)(?=$|[\s'"<>|;&)\x60])/g;
+  const inShell = (value) => (typeof value === 'string' ? value.replace(TMP_IN_SHELL, (whole, lead, spelled) => lead + (redirectedPath(spelled) ?? spelled)) : value);
+  // a plain argument (no shell): only when the whole argument is a /tmp path ('/tmp/in.mp4', spaces and all, as the
+  // program gets it as one word), or an option's value after its first '=' is ('--output=/tmp/x', 'of=/tmp/x'; the
+  // option's name has no whitespace); a text that mentions /tmp (a message, JSON) goes to the program as written
+  const TMP_ARGUMENT = /^([^\s=]*=)?(\/tmp(?:\/[\s\S]*)?)$/;
+  const inArgument = (value) => {
+    const match = typeof value === 'string' ? TMP_ARGUMENT.exec(value) : null;
+    if (match === null) return value;
+    const redirected = redirectedPath(match[2]);
+    return redirected === undefined ? value : (match[1] ?? '') + redirected;
+  };
+  // a command with no slash is looked up in PATH, not in the working directory; one with whitespace is read as a
+  // shell command
+  const command = (value) => (typeof value !== 'string' ? redirect(value) : /\s/.test(value) ? inShell(value) : value.includes('/') ? redirect(value) : value);
   const withCwd = (options) => {
     if (options === null || typeof options !== 'object' || Array.isArray(options) || options.cwd === undefined || options.cwd === null) return options;
     return { ...options, cwd: redirect(options.cwd) };
   };
   const childProcess = requireBuiltin('node:child_process');
   // (file, [args], [options], ...): spawn, spawnSync, execFile, execFileSync, fork
+  // with the shell option, the program and its arguments are joined into one shell command
   const withFile = (real) => function (file, ...rest) {
-    if (Array.isArray(rest[0])) rest[0] = rest[0].map(inText);
     const at = Array.isArray(rest[0]) ? 1 : 0;
-    rest[at] = withCwd(rest[at]);
+    const options = rest[at];
+    const shell = options !== null && typeof options === 'object' && !Array.isArray(options) && Boolean(options.shell);
+    if (at === 1) rest[0] = rest[0].map(shell ? inShell : inArgument);
+    rest[at] = withCwd(options);
+    // with the shell option the program starts the shell command (a path already redirected is not redirected again)
+    if (shell) file = inShell(file);
     return real.call(this, command(file), ...rest);
   };
   // (command, [options], ...): exec, execSync (a shell's command)
   const withShell = (real) => function (text, options, ...rest) {
-    return real.call(this, inText(text), withCwd(options), ...rest);
+    return real.call(this, inShell(text), withCwd(options), ...rest);
   };
   for (const [name, form] of [['spawn', withFile], ['spawnSync', withFile], ['execFile', withFile], ['execFileSync', withFile], ['fork', withFile], ['exec', withShell], ['execSync', withShell]]) {
     const real = childProcess[name];
