@@ -2695,4 +2695,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const shell = false;',
     tests: ['test/simulator/lambda/environment-tmp-shell.int.test.ts'],
   },
+  {
+    id: 'few-receives-cause-dropped',
+    breaks: "simulate (R17C-7): a valid event SQS moved after maxReceiveCount (below 5) receives that all failed at faults the run injected carries no cause, so the report blames nothing and never says to raise maxReceiveCount",
+    file: 'simulator/check/few-receives.ts',
+    find: '  if (events.length === 0) return undefined;',
+    replace: '  if (events.length >= 0) return undefined;',
+    tests: ['test/simulator/check/unapplied-events.test.ts'],
+  },
+  {
+    id: 'few-receives-ignores-app-errors',
+    breaks: "simulate (R17C-7): a receive that failed at the app's own error counts as injected, so a dead letter the app's bug made is blamed on maxReceiveCount",
+    file: 'simulator/observation/injected-receives.ts',
+    find: '    return receives !== undefined && receives.injected > 0 && receives.other === 0;',
+    replace: '    return receives !== undefined && receives.injected > 0;',
+    tests: ['test/simulator/check/unapplied-events.test.ts', 'test/simulator/observation/injected-receives.test.ts'],
+  },
 ];

@@ -6,7 +6,9 @@
  * the runtime blocked them for an operator nobody played) fails the run, naming the events, the subscriber and the
  * error that sent them away. Deployed, those events would wait in a dead-letter queue, their effect never done. When
  * the error was a lease still live at every redelivery and the subscriber's lease outlasts its queue's visibility
- * timeout, the violation names that setting as its cause (./lease-outlasts-redelivery.ts).
+ * timeout, the violation names that setting as its cause (./lease-outlasts-redelivery.ts); when SQS moved them after
+ * receives that all failed at faults the run injected and the queue's `maxReceiveCount` is below 5, that setting
+ * (./few-receives.ts).
  *
  * The dead letters other checks already fail (a permanent rejection of a valid event: rejected-events.ts; a
  * configuration error: configuration-dead-letters.ts) are theirs; events neither acknowledged nor dead-lettered are
@@ -17,6 +19,7 @@ import { configurationErrorIn } from './configuration-errors';
 import type { DeadLetterFinding } from './dead-letters';
 import type { Finding } from './invariants';
 import { leaseOutlastsRedelivery, type LeaseFacts } from './lease-outlasts-redelivery';
+import { fewReceivesCause, fewReceivesText, type FewReceivesFacts } from './few-receives';
 
 /** Event ids listed per violation. */
 const MAX_EVENTS_LISTED = 5;
@@ -40,6 +43,8 @@ export interface SubscriberOutcome {
   readonly operator: 'acted' | 'off' | 'none';
   /** Its consumer's environment and its queue's visibility timeout, for the lease's cause. @default unknown: no cause told */
   readonly lease?: Omit<LeaseFacts, 'subscriber'>;
+  /** Its queue's `maxReceiveCount` and how its events' receives failed, for the setting's cause. @default unknown: no cause told */
+  readonly fewReceives?: Omit<FewReceivesFacts, 'subscriber'>;
 }
 
 /**
@@ -72,14 +77,16 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
   return [...byReason].map(([reason, events]) => {
     const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? `, and ${events.size - MAX_EVENTS_LISTED} more` : '');
     const cause = subscriber.lease === undefined ? undefined : leaseOutlastsRedelivery({ subscriber: subscriber.name, ...subscriber.lease }, [...events], reason);
+    const few = subscriber.fewReceives === undefined ? undefined : fewReceivesCause({ subscriber: subscriber.name, ...subscriber.fewReceives }, [...events], reason);
+    const causes = [cause, few].filter((told) => told !== undefined);
     return {
       kind: 'unapplied-event' as const,
       subscriber: subscriber.name,
       detail:
         `${events.size} event(s) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue (events ${listed}): ` +
         'their effect is not done, or not known to be done; ' +
-        `sent away by: ${reason}${reason.startsWith('MessageBlockedError') ? blockedHint : ''}`,
-      ...(cause === undefined ? {} : { causes: [cause] }),
+        `sent away by: ${reason}${reason.startsWith('MessageBlockedError') ? blockedHint : ''}${few === undefined ? '' : `; ${fewReceivesText(few, events.size)}`}`,
+      ...(causes.length === 0 ? {} : { causes }),
     };
   });
 }

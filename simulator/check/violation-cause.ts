@@ -74,7 +74,13 @@ export type CauseKind =
    * A transactional consumer acknowledged events (their messages deleted from its queue) whose inbox record it never
    * committed: the handler acknowledged records the runtime did not commit, e.g. a wrapper swallowing its failures.
    */
-  | 'acknowledged-uncommitted';
+  | 'acknowledged-uncommitted'
+  /**
+   * A subscriber's queue has a `maxReceiveCount` below 5, the least AWS recommends for a queue Lambda reads, and every
+   * failed receive of a valid event's message failed at a fault the run injected (a crash, a throttle, a transaction
+   * conflict): transient failures, as AWS has, used up its receives and SQS moved it to the dead-letter queue.
+   */
+  | 'few-receives';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -147,6 +153,8 @@ export interface SettingReference {
    * the construct's own rule is retention and more, see `observedDelay`)
    */
   readonly needed?: number;
+  /** The least the setting should be, in its unit: for a queue's `maxReceiveCount`, the 5 AWS recommends. @default none */
+  readonly least?: number;
   /**
    * For a deduplication window: the delay of the redelivery the run met, in seconds, which the window did not cover. A
    * delay this run happened to take, not a value to set: the window must cover every redelivery (the queue's retention
@@ -214,6 +222,7 @@ const FIXES: Record<CauseKind, string> = {
     "add the type to the filter policy of the subscriber that should consume it and to the scenario's expectConsumed, or to its publishedOutside if consumers outside this app take it",
   'acknowledged-uncommitted':
     "report every record the runtime did not commit in batchItemFailures: return the runtime's own batch response (a wrapper that answers { batchItemFailures: [] } deletes the failed records' messages)",
+  'few-receives': "raise maxReceiveCount to 5 or more (the constructs' default is 5)",
 };
 
 /** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */

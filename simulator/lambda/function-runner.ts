@@ -56,7 +56,8 @@ export interface FunctionRunnerOptions {
   readonly maxEnvironments: number;
   /**
    * Hears each line the function writes (`onFunctionOutput`), and each fault that fires (`onFault`: `crash`,
-   * `crash-after-commit`, `throttle`, `lost-response`, with the function's key as subject).
+   * `crash-after-commit`, `throttle`, `lost-response`, `transaction-conflict`, with the function's key as subject and the
+   * invocation's key as `invocationKey`).
    * @default nothing is reported
    */
   readonly observer?: SimulationObserver;
@@ -328,7 +329,7 @@ export class FunctionRunner {
     const { decideFault, observer, fn } = this.options;
     return (request) => {
       const fault = decideFault?.(invocationKey, request, environment, messages) ?? 'none';
-      if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key);
+      if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key, { invocationKey });
       return fault;
     };
   }

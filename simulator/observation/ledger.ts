@@ -6,6 +6,7 @@ import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { committedInboxEvents } from './inbox-commits';
+import { InjectedReceiveFailures } from './injected-receives';
 import { businessItems, writtenOutboxEvents, writtenTables, type OutboxRequest } from './outbox-writes';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
@@ -146,6 +147,11 @@ export class RunLedger implements SimulationObserver {
   public readonly faults = new Map<ResourceKey, Map<FaultKind, number>>();
   /** The runtime's own EMF counters per function. */
   public readonly runtimeCounters = new Map<ResourceKey, RuntimeCounters>();
+  /**
+   * Per subscription and event: whether every failed receive of its messages failed at a fault the run injected
+   * (./injected-receives.ts), for the dead letters a queue retrying too few times leaves.
+   */
+  public readonly receiveFailures = new InjectedReceiveFailures();
   /** Why a message last failed (by SQS message id), from the invocation outcome or the runtime's log line. */
   public readonly lastFailure = new Map<string, string>();
   /**
@@ -237,6 +243,7 @@ export class RunLedger implements SimulationObserver {
   }
 
   private bookInvocation(mapping: ResourceKey, invocation: InvocationReport): void {
+    this.receiveFailures.onInvocation(mapping, invocation);
     if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) {
       this.recordLoggedRetries(mapping, invocation);
       this.recordAlreadyBlocked(invocation.messages, invocation.output);
@@ -298,9 +305,10 @@ export class RunLedger implements SimulationObserver {
     }
   }
 
-  public onFault(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number }): void {
+  public onFault(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number; readonly invocationKey?: string }): void {
     const byKind = getOrCreate(this.faults, subject, () => new Map<FaultKind, number>());
     byKind.set(kind, (byKind.get(kind) ?? 0) + (detail?.count ?? 1));
+    if (detail?.invocationKey !== undefined) this.receiveFailures.onFault(detail.invocationKey, kind);
     // handled, yet back on the queue: if SQS moves it after maxReceiveCount receives, this is why
     if (kind === 'lost-delete' && detail?.messageId !== undefined) this.lastFailure.set(detail.messageId, 'handled, but its delete was lost (an injected fault)');
   }

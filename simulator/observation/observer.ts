@@ -130,9 +130,11 @@ export interface SimulationObserver {
   ): void;
   /**
    * A fault was injected. `subject` says on what (a function, a queue, a subscription, a relay); `detail.messageId` the
-   * SQS message it hit, when one; `detail.count` how many times it happened at once (failed attempts of one delivery). @default count 1
+   * SQS message it hit, when one; `detail.count` how many times it happened at once (failed attempts of one delivery);
+   * `detail.invocationKey` the invocation whose DynamoDB request it hit (the key the function's runner was given), when
+   * one. @default count 1
    */
-  onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number }): void;
+  onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number; readonly invocationKey?: string }): void;
   /** A function sent a message with its own SQS client (the runtime's dead letters are not reported here). */
   onAppSend?(send: AppSend): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */

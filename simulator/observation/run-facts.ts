@@ -16,8 +16,8 @@ export interface ObservableSubscriberView {
   readonly name: string;
   readonly subscription: { readonly key: string };
   readonly queue: {
-    /** `visibilityTimeoutSeconds`: @default unknown (verify's) */
-    readonly model: { readonly key: string; readonly fifo: boolean; readonly visibilityTimeoutSeconds?: number };
+    /** `visibilityTimeoutSeconds`, `redrive` (its `maxReceiveCount`): @default unknown (verify's) */
+    readonly model: { readonly key: string; readonly fifo: boolean; readonly visibilityTimeoutSeconds?: number; readonly redrive?: { readonly maxReceiveCount: number } };
     readonly address: { readonly name: string };
     counts(): { readonly total: number };
     messages(): readonly { readonly origin: { readonly eventId?: string } }[];

@@ -1,12 +1,9 @@
 import { Annotations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { RECOMMENDED_MIN_RECEIVE_COUNT } from '../../../lambda/contract/receive-count';
 
-/**
- * The least `maxReceiveCount` AWS recommends for a queue a Lambda function reads, so that transient failures are retried
- * several times before a message is set aside (AWS Lambda operator guide, "Understanding SQS retries":
- * https://docs.aws.amazon.com/lambda/latest/operatorguide/sqs-retries.html).
- */
-export const RECOMMENDED_MIN_RECEIVE_COUNT = 5;
+/** The least `maxReceiveCount` AWS recommends for a queue a Lambda function reads (../../../lambda/contract/receive-count.ts). */
+export { RECOMMENDED_MIN_RECEIVE_COUNT };
 
 /** The id of the synth warning {@link warnOfFewReceives} adds. */
 export const FEW_RECEIVES_WARNING_ID = 'idempotent-event-flow:fewReceives';

@@ -1,7 +1,8 @@
 /**
  * Rule: no event a subscriber's filter took ended only in its dead-letter queues (../unapplied-events.ts), a lease
  * outlasting the redeliveries named as the cause: the lease the runtime wrote on its processing records when the run
- * heard them (`simulate`; a lease set in code too), else its function's environment's (`verify`).
+ * heard them (`simulate`; a lease set in code too), else its function's environment's (`verify`); or a
+ * `maxReceiveCount` below 5 when every failed receive of the events was a fault the run injected (`simulate`).
  */
 import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 import { checkUnappliedEvents } from '../unapplied-events';
@@ -13,6 +14,7 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
   check: (subscriber, facts) => {
     const functionKey = subscriber.view.function?.key;
     const writtenLeaseSeconds = functionKey === undefined ? undefined : facts.ledger.leaseSecondsWritten.get(functionKey);
+    const maxReceiveCount = subscriber.view.queue.model.redrive?.maxReceiveCount;
     return checkUnappliedEvents(
       {
         name: subscriber.view.name,
@@ -25,6 +27,7 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
           ...(subscriber.view.queue.model.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: subscriber.view.queue.model.visibilityTimeoutSeconds }),
           ...(writtenLeaseSeconds === undefined ? {} : { writtenLeaseSeconds }),
         },
+        ...(maxReceiveCount === undefined ? {} : { fewReceives: { maxReceiveCount, injectedOnly: (eventId: string) => facts.ledger.receiveFailures.onlyInjected(subscriber.view.subscription.key, eventId) } }),
       },
       facts.isMalformed,
       (eventId) => facts.injectedObjectFault?.(eventId),

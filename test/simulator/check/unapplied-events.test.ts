@@ -8,6 +8,7 @@ import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
 import { unappliedEventsRule } from '../../../simulator/check/rules/unapplied-events';
 import { fixFor } from '../../../simulator/check/violation-cause';
+import { RECEIVE_COUNT_SOURCE } from '../../../lambda/contract/receive-count';
 import { receiveAll, SUBSCRIPTION_KEY, subscriberKit } from './check-kit';
 
 /** A kit whose queue moves a message to the dead-letter queue after one failed receive. */
@@ -226,5 +227,114 @@ describe('the unapplied-event rule: the lease read from what the runtime wrote',
     const kit = leaseKit();
     expect(ruleFindings(kit, { IEF_PROCESSING_MODE: 'multi-step', IEF_LEASE_DURATION_SECONDS: '3600' })[0]!.causes?.[0]?.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
     expect(ruleFindings(kit, { IEF_PROCESSING_MODE: 'multi-step', IEF_LEASE_DURATION_SECONDS: '30' })[0]!.causes).toBeUndefined();
+  });
+});
+
+describe('the unapplied-event rule: a maxReceiveCount below 5 named as the cause when injected faults alone used up the receives', () => {
+  /** How one receive of the batch fails: an injected crash, a record failed at an injected throttle, or at the app's own error. */
+  type Failure = 'crash' | 'throttle' | 'app-error';
+
+  /**
+   * Two events whose messages fail every one of `maxReceiveCount` receives (the `failures` in order, one per receive),
+   * each receive reported to the ledger as the mapping and the function runner report it, then moved by SQS.
+   */
+  function failingKit(maxReceiveCount: number, failures: readonly Failure[]) {
+    const kit = subscriberKit({ maxReceiveCount });
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    for (const failure of failures) {
+      const batch = receiveAll(kit.queue);
+      const invocationKey = `Stack/Mapping|${batch[0]!.messageId}|${batch[0]!.receiveCount}`;
+      const messages = batch.map(({ messageId, receiveCount, origin }) => ({ messageId, receiveCount, origin }));
+      const ids = batch.map((message) => message.messageId);
+      if (failure === 'crash') {
+        kit.ledger.onFault('crash', 'Stack/Billing', { invocationKey });
+        kit.ledger.onInvocation('Stack/Mapping', { messages, outcome: { kind: 'crashed', atRequest: 2, afterCommit: false }, failedMessageIds: ids, output: [] });
+      } else {
+        if (failure === 'throttle') kit.ledger.onFault('throttle', 'Stack/Billing', { invocationKey });
+        const error = failure === 'throttle' ? { name: 'ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' } : { name: 'TypeError', message: "Cannot read properties of undefined (reading 'refund')" };
+        const output = ids.map((sqsMessageId) => JSON.stringify({ level: 'WARN', message: 'failed', sqsMessageId, outcome: 'failed', error }));
+        kit.ledger.onInvocation('Stack/Mapping', { messages, outcome: { kind: 'returned', response: { batchItemFailures: ids.map((itemIdentifier) => ({ itemIdentifier })) } }, failedMessageIds: ids, output });
+      }
+      kit.clock.advanceBy(31_000);
+    }
+    expect(kit.queue.receive(10)).toEqual([]);
+    expect(kit.deadLetterQueue.counts().total).toBe(2);
+    return kit;
+  }
+
+  function ruleFindings(kit: ReturnType<typeof subscriberKit>) {
+    const view = { ...kit.subscriber, function: { key: 'Stack/Billing' }, environment: { IEF_PROCESSING_MODE: 'transactional' } };
+    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], ownClientCause: () => undefined }, {
+      ledger: kit.ledger,
+      subscribers: [],
+      committed: { eventsById: new Map() },
+      isMalformed: () => false,
+    });
+  }
+
+  test('maxReceiveCount 3, every receive failed at an injected crash or throttle: the violation stays, naming the setting, the least AWS recommends and the fix', () => {
+    // GIVEN receives failed by an injected crash, a throttle the runtime's retries could not outlast, and a crash
+    const kit = failingKit(3, ['crash', 'throttle', 'crash']);
+
+    // WHEN the rule judges the events SQS moved
+    const violations = ruleFindings(kit);
+
+    // THEN the events are unapplied (AWS would lose them too), and the cause is the queue's maxReceiveCount
+    expect(violations).toEqual([
+      {
+        kind: 'unapplied-event',
+        subscriber: 'Billing',
+        detail: expect.stringContaining(
+          `sent away by: moved by SQS after maxReceiveCount receives; last failure: the function crashed at DynamoDB request 2 (before DynamoDB applied it); ` +
+            `maxReceiveCount 3 is below 5, the least AWS recommends for a queue Lambda reads (${RECEIVE_COUNT_SOURCE}): every receive of these events failed at a fault the run injected, ` +
+            `as transient failures can in AWS: ${fixFor('few-receives')}`,
+        ),
+        causes: [
+          {
+            kind: 'few-receives',
+            subscriber: 'Billing',
+            eventIds: ['event-1', 'event-2'],
+            invocations: [],
+            requests: [],
+            setting: { name: 'maxReceiveCount', value: 3, least: 5 },
+            fix: fixFor('few-receives'),
+          },
+        ],
+      },
+    ]);
+    expect(fixFor('few-receives')).toMatch(/^raise maxReceiveCount to 5 or more/);
+  });
+
+  test("no such cause when one receive failed at the app's own error: the app's error is to fix", () => {
+    const [violation] = ruleFindings(failingKit(3, ['crash', 'app-error', 'crash']));
+
+    expect(violation).toMatchObject({ kind: 'unapplied-event', subscriber: 'Billing' });
+    expect(violation!.causes).toBeUndefined();
+    expect(violation!.detail).not.toContain('is below 5');
+  });
+
+  test('no such cause at maxReceiveCount 5, whatever failed the receives', () => {
+    const [violation] = ruleFindings(failingKit(5, ['crash', 'crash', 'throttle', 'crash', 'crash']));
+
+    expect(violation).toMatchObject({ kind: 'unapplied-event', subscriber: 'Billing' });
+    expect(violation!.causes).toBeUndefined();
+  });
+
+  test('a throttling error the run did not inject in that invocation is not counted as injected', () => {
+    // GIVEN the second receive's records failed with ThrottlingException, and no fault was injected into that invocation
+    const kit = subscriberKit({ maxReceiveCount: 2 });
+    kit.deliver('event-1');
+    const [first] = receiveAll(kit.queue);
+    kit.ledger.onInvocation('Stack/Mapping', { messages: [first!], outcome: { kind: 'crashed', atRequest: 1, afterCommit: true }, failedMessageIds: [first!.messageId], output: [] });
+    kit.clock.advanceBy(31_000);
+    const [second] = receiveAll(kit.queue);
+    kit.ledger.onFault('throttle', 'Stack/Billing', { invocationKey: `Stack/Mapping|${first!.messageId}|1` });
+    const line = JSON.stringify({ sqsMessageId: second!.messageId, outcome: 'failed', error: { name: 'ThrottlingException', message: 'Rate exceeded' } });
+    kit.ledger.onInvocation('Stack/Mapping', { messages: [second!], outcome: { kind: 'returned', response: { batchItemFailures: [{ itemIdentifier: second!.messageId }] } }, failedMessageIds: [second!.messageId], output: [line] });
+    kit.clock.advanceBy(31_000);
+    kit.queue.receive(10);
+
+    expect(ruleFindings(kit)[0]!.causes).toBeUndefined();
   });
 });

@@ -32,6 +32,8 @@ const requests: { invocationKey: string; index: number; operation: string }[] = 
 /** invocation key → the batch's messages decideFault was given with its requests */
 const batches = new Map<string, readonly BatchMessage[]>();
 const faults: [FaultKind, string][] = [];
+/** The faults each invocation met, by the invocation key the runner was given. */
+const faultsOfInvocation: [FaultKind, string][] = [];
 let client: DynamoDBClient;
 let asset: { directory: string; remove(): void };
 let run: FunctionRunner;
@@ -47,7 +49,12 @@ beforeAll(async () => {
       requests.push({ invocationKey, index: request.index, operation: request.operation });
       return plan[invocationKey]?.[request.index] ?? 'none';
     },
-    observer: { onFault: (kind, subject) => faults.push([kind, subject]) },
+    observer: {
+      onFault: (kind, subject, detail) => {
+        faults.push([kind, subject]);
+        if (detail?.invocationKey !== undefined) faultsOfInvocation.push([kind, detail.invocationKey]);
+      },
+    },
   });
 });
 afterAll(async () => {
@@ -82,6 +89,8 @@ describe('FunctionRunner with DynamoDB faults', () => {
       { invocationKey: 'throttle', index: 2, operation: 'PutItem' },
     ]);
     expect(faults).toContainEqual(['throttle', 'Stack/Writer']);
+    // the ledger ties the fault to the invocation by its key (a receive failed at an injected fault: observation/injected-receives.ts)
+    expect(faultsOfInvocation.filter(([, invocationKey]) => invocationKey === 'throttle')).toEqual([['throttle', 'throttle']]);
   });
 
   test('a lost response is retried by the SDK (the write was already applied) and the invocation succeeds', async () => {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { ACKNOWLEDGED_UNCOMMITTED_TEXT } from '../../../simulator/check/acknowledged-uncommitted';
 import { LOG_LEVEL_HIDES_OUTCOMES_TEXT } from '../../../simulator/check/hidden-outcomes';
+import { fixFor } from '../../../simulator/check/violation-cause';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';
@@ -129,6 +130,35 @@ describe('simulate: no false OK', () => {
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
 
     expect(result.violations).toContainEqual({ kind: 'unapplied-event', subscriber: 'Audit', detail: expect.stringMatching(/never acknowledged by it.*sent away by: moved by SQS after maxReceiveCount receives; last failure: /) });
+    // the dead letters the injected faults alone made name the setting as their cause (the consumer has no bug)
+    const index = result.violations.findIndex((violation) => violation.kind === 'unapplied-event' && violation.detail.includes('is below 5'));
+    expect(result.causes.find((caused) => caused.violation === index)?.causes).toContainEqual(
+      expect.objectContaining({ kind: 'few-receives', subscriber: 'Audit', setting: { name: 'maxReceiveCount', value: 1, least: 5 }, fix: fixFor('few-receives') }),
+    );
+  });
+
+  test("maxReceiveCount 1: the text report prints the few-receives cause under the violation, and --json carries it on the violation as fields", async () => {
+    const events = Array.from({ length: 30 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const eventsPath = path.join(directory, 'one-receive-events.json');
+    const file = path.join(directory, 'one-receive.json');
+    writeFileSync(eventsPath, JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'OneReceive', '--events', eventsPath, '--seed', '1', '--json', file);
+
+    // THEN exit 1 (AWS would lose the events too), the violation's line says why, and its cause line names the setting and the fix once
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(/\[unapplied-event\] Audit: .*maxReceiveCount 1 is below 5, the least AWS recommends for a queue Lambda reads \(https:\/\/docs\.aws\.amazon\.com\/lambda\/latest\/operatorguide\/sqs-retries\.html\): every receive of (these events|\d+ of them \([^)]*\)) failed at a fault the run injected, as transient failures can in AWS\n/);
+    expect(stdout).toMatch(new RegExp(`cause: few-receives \\(event\\(s\\) [^;]+; maxReceiveCount 1, at least 5 recommended\\); fix: ${fixFor('few-receives').replace(/[()]/g, '\\$&')}\n`));
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { violations: { kind: string; causes?: unknown[] }[] };
+    expect(written.violations.flatMap((violation) => violation.causes ?? [])).toContainEqual({
+      kind: 'few-receives',
+      subscriber: 'Audit',
+      eventIds: expect.arrayContaining([expect.stringMatching(/^event-\d+$/)]),
+      invocations: [],
+      requests: [],
+      setting: { name: 'maxReceiveCount', value: 1, least: 5 },
+      fix: fixFor('few-receives'),
+    });
   });
 
   test.each(['1', '2', '3'])('fails with acknowledged-failure at seed %s when a wrapper swallows the failures only faults cause; --json has each subscriber\'s failure paths', async (seed) => {
