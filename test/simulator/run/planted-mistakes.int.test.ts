@@ -149,7 +149,13 @@ describe('an aggregate consumer whose apply() writes with its own client (issue 
     const result = await simulate('ApplyOwnClient', '1', 8);
     const detail = billingEffectCount(result, /ledger total: applied [2-9] time/);
 
-    expect(detail).toMatch(/applied again by invocation #\d+ \(receive \d+, at \+\d+ s\) with its own client \(.*: \d+ UpdateItem\).*a write outside the transaction, in apply\(\).*return the change as the state from apply\(\)/);
+    // which fault met the write decides the attribution's shape (a redelivery applying it again, or an SDK retry after a
+    // lost response applying it twice); either names the invocation, the write of its own client in apply(), and the fix
+    expect(detail).toMatch(/applied (?:again|twice) by invocation #\d+ \(receive \d+, at \+\d+ s\)/);
+    expect(detail).toMatch(/with its own client/);
+    expect(detail).toMatch(/in apply\(\)/);
+    expect(detail).toMatch(/a write outside the transaction/);
+    expect(detail).toMatch(/return the (?:change as the )?state from apply\(\)/);
     // the cause in text (its `cause:` line) and in --json (violations[].causes), with the fix that names apply()
     const cause = expectCause(result, 'effect-count', 'write-outside-transaction', 'Billing');
     expect(cause.fix).toMatch(/return the state from apply\(\)/);
