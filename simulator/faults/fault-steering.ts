@@ -180,15 +180,17 @@ export interface BatchMessage {
 
 /**
  * The messages of `messages` whose receive a steered `fault` to the event `target` fails: a crash fails the whole batch;
- * a conflict fails the target's record and, on a FIFO queue, every later record of its group (the runtime stops a
- * group at its first failure); every message when the target's is not in the batch.
+ * a conflict fails the target's record, every other copy of the event in the batch too (a duplicate delivery: the
+ * runtime runs it in the same lane after the first fails, and its write meets the same contended item), and, on a
+ * FIFO queue, every later record of its group (the runtime stops a group at its first failure); every message when
+ * the target's is not in the batch.
  */
 function messagesFailedBy(fault: SteeredFault, target: string, messages: readonly BatchMessage[]): readonly BatchMessage[] {
   if (fault !== 'conflict') return messages;
   const index = messages.findIndex((message) => message.eventId === target);
   if (index < 0) return messages;
   const { groupId } = messages[index]!;
-  return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);
+  return messages.filter((message, position) => message.eventId === target || (groupId !== undefined && position >= index && message.groupId === groupId));
 }
 
 /** An item a request names: its table and the attributes (DynamoDB JSON) it gives, its key's at least. */
