@@ -2662,4 +2662,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
+  // ---- issue 39 (eighteenth session, fx18e): review r18a R18A-2, R18A-4, R18A-3 ----
+  {
+    id: 'steered-conflict-charges-first-copy-only',
+    breaks: "simulator fault steering (R18A-2): a steered conflict is charged to and guarded by the first message of its event in the batch only, so a duplicate copy in the same lane meets the same conflict uncharged, at its last receive too (a valid copy dead-lettered by steering)",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '  return messages.filter((message, position) => message.eventId === target || (groupId !== undefined && position >= index && message.groupId === groupId));',
+    replace: '  return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  {
+    id: 'contended-query-through-an-index',
+    breaks: "simulator fault steering (R18A-4): a Query of an index on the contended item's table is throttled when its key condition names a value the item has (a status), though it reads other records' items, charging every other message of the batch",
+    file: 'simulator/faults/fault-steering.ts',
+    find: "  if (named || typeof request.TableName !== 'string' || request.Key !== undefined || request.IndexName !== undefined) return named;",
+    replace: "  if (named || typeof request.TableName !== 'string' || request.Key !== undefined) return named;",
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  {
+    id: 'served-update-ttl-passes-to-dynamodb-local',
+    breaks: "simulate --serve (R18A-3): UpdateTimeToLive through the served endpoint reaches DynamoDB Local, which turns on deletion by the machine's clock (the run's items written on its own clock vanish) and accepts enabling a TTL the endpoint tells ENABLED; DescribeTimeToLive goes on telling the template's TTL after a disable",
+    file: 'simulator/aws/table-clock-proxy.ts',
+    find: '      if (operation === UPDATE_TIME_TO_LIVE) {',
+    replace: "      if (operation === 'not UpdateTimeToLive') {",
+    tests: ['test/simulator/aws/served-time-to-live.int.test.ts'],
+  },
+  {
+    id: 'served-update-ttl-enables-twice',
+    breaks: "simulate --serve (R18A-3): UpdateTimeToLive enabling a TTL the served endpoint tells ENABLED on that attribute is accepted, where DynamoDB refuses it (ValidationException: TimeToLive is already enabled)",
+    file: 'simulator/aws/served-time-to-live.ts',
+    find: '    if (specification.Enabled && on) return { refused: TIME_TO_LIVE_REFUSALS.alreadyEnabled };',
+    replace: '',
+    tests: ['test/simulator/aws/served-time-to-live.int.test.ts'],
+  },
 ];
