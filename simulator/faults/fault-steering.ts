@@ -16,8 +16,10 @@
  * - `crash-before` and `crash-after`: the process dies before the write is sent, and after it was applied (the crash
  *   rate above 0);
  * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
- *   transaction, and so is every write of that target for the rest of the invocation (an item contended throughout),
- *   and every read of an item that write named is throttled (else the aggregate consumer's retry re-reads the aggregate
+ *   transaction, and so is every write of that target for the rest of the invocation (an item contended throughout;
+ *   a duplicate copy of the event in the batch writes it too, so the conflict fails and is charged to each copy), and
+ *   every read of an item that write named (its key; a Query of its table setting its partition key to the item's
+ *   value) is throttled (else the aggregate consumer's retry re-reads the aggregate
  *   and may find its event applied meanwhile by a duplicate copy: acknowledged, no record failed); only those items'
  *   reads, since the later records of the batch read their own, and only while every other message of the batch (a
  *   read names no record, so it may be theirs) may lose that receive: none at its last, each within its conflict
@@ -53,6 +55,7 @@
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
 import { sequenceFenceKey } from '../../lambda/contract/ordered-wire-format';
+import { keyValue, queriedPartitionValue } from '../aws/key-condition';
 
 /** The faults steering injects, in the order it gives them to a subscriber. */
 export const STEERED_FAULTS = ['crash-before', 'crash-after', 'conflict', 'lose-response'] as const;
@@ -180,27 +183,42 @@ export interface BatchMessage {
 
 /**
  * The messages of `messages` whose receive a steered `fault` to the event `target` fails: a crash fails the whole batch;
- * a conflict fails the target's record and, on a FIFO queue, every later record of its group (the runtime stops a
- * group at its first failure); every message when the target's is not in the batch.
+ * a conflict fails the target's record, every other copy of the event in the batch too (a duplicate delivery: the
+ * runtime runs it in the same lane after the first fails, and its write meets the same contended item), and, on a
+ * FIFO queue, every later record of its group (the runtime stops a group at its first failure); every message when
+ * the target's is not in the batch.
  */
 function messagesFailedBy(fault: SteeredFault, target: string, messages: readonly BatchMessage[]): readonly BatchMessage[] {
   if (fault !== 'conflict') return messages;
   const index = messages.findIndex((message) => message.eventId === target);
   if (index < 0) return messages;
   const { groupId } = messages[index]!;
-  return groupId === undefined ? [messages[index]!] : messages.filter((message, position) => position >= index && message.groupId === groupId);
+  return messages.filter((message, position) => message.eventId === target || (groupId !== undefined && position >= index && message.groupId === groupId));
 }
 
 /** An item a request names: its table and the attributes (DynamoDB JSON) it gives, its key's at least. */
 interface ItemKey {
   readonly table: string;
   readonly attributes: Readonly<Record<string, unknown>>;
+  /**
+   * The attributes that may be its partition key: its table's, when the table's key schema is known; else every
+   * attribute a key gives (an Update's, Delete's or ConditionCheck's) or, for a Put's item, every attribute it has.
+   * @default none (a read's key)
+   */
+  readonly partitionKeys?: readonly string[];
 }
 
 type Action = { TableName?: unknown; Item?: unknown; Key?: unknown };
 
-function itemKey(action: Action | undefined, attributes: unknown): ItemKey[] {
-  return typeof action?.TableName === 'string' && typeof attributes === 'object' && attributes !== null ? [{ table: action.TableName, attributes: attributes as Record<string, unknown> }] : [];
+/** A table's key attribute names, the partition key first; none when its key schema is unknown. */
+export type KeyNamesOf = (tableName: string) => readonly string[];
+
+function itemKey(action: Action | undefined, attributes: unknown, keyNamesOf?: KeyNamesOf): ItemKey[] {
+  if (typeof action?.TableName !== 'string' || typeof attributes !== 'object' || attributes === null) return [];
+  const item = { table: action.TableName, attributes: attributes as Record<string, unknown> };
+  if (keyNamesOf === undefined) return [item];
+  const [partitionKey] = keyNamesOf(action.TableName);
+  return [{ ...item, partitionKeys: partitionKey === undefined ? Object.keys(attributes) : [partitionKey] }];
 }
 
 function parse(body: string): Record<string, unknown> {
@@ -212,28 +230,38 @@ function parse(body: string): Record<string, unknown> {
   }
 }
 
-/** The items a write request names (a Put's item, an Update's, Delete's or ConditionCheck's key), each transaction action's too. */
-export function writtenItems(body: string): ItemKey[] {
+/**
+ * The items a write request names (a Put's item, an Update's, Delete's or ConditionCheck's key), each transaction
+ * action's too; `keyNamesOf` names each table's key (@default unknown for every table: see {@link ItemKey.partitionKeys}).
+ */
+export function writtenItems(body: string, keyNamesOf: KeyNamesOf = () => []): ItemKey[] {
   const request = parse(body) as Action & { TransactItems?: Array<Record<string, Action | undefined>> };
-  const items = itemKey(request, request.Item ?? request.Key);
-  for (const entry of request.TransactItems ?? []) for (const action of Object.values(entry)) items.push(...itemKey(action, action?.Item ?? action?.Key));
+  const items = itemKey(request, request.Item ?? request.Key, keyNamesOf);
+  for (const entry of request.TransactItems ?? []) for (const action of Object.values(entry)) items.push(...itemKey(action, action?.Item ?? action?.Key, keyNamesOf));
   return items;
 }
 
 /**
  * Whether a read request names one of `items`: a GetItem's, BatchGetItem's or TransactGetItems' key whose every
- * attribute the item has, or a Query of the item's table with a value of the item's among its expression values.
+ * attribute the item has, or a Query of the item's table (not an index) whose key condition sets the item's partition
+ * key equal to the item's value (a value the item merely has elsewhere, a status or a number, names other items too).
  */
 export function readsAny(body: string, items: readonly ItemKey[]): boolean {
-  const request = parse(body) as Action & { RequestItems?: Record<string, { Keys?: unknown[] } | undefined>; TransactItems?: Array<{ Get?: Action }>; ExpressionAttributeValues?: Record<string, unknown> };
+  const request = parse(body) as Action & { RequestItems?: Record<string, { Keys?: unknown[] } | undefined>; TransactItems?: Array<{ Get?: Action }>; IndexName?: unknown };
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
   const keys = [...itemKey(request, request.Key)];
   for (const [table, read] of Object.entries(request.RequestItems ?? {})) for (const key of read?.Keys ?? []) keys.push(...itemKey({ TableName: table }, key));
   for (const entry of request.TransactItems ?? []) keys.push(...itemKey(entry.Get, entry.Get?.Key));
   const named = keys.some((key) => items.some((item) => item.table === key.table && Object.entries(key.attributes).every(([name, value]) => same(item.attributes[name], value))));
-  if (named || typeof request.TableName !== 'string' || request.Key !== undefined) return named;
-  const values = Object.values(request.ExpressionAttributeValues ?? {});
-  return items.some((item) => item.table === request.TableName && Object.values(item.attributes).some((attribute) => values.some((value) => same(attribute, value))));
+  if (named || typeof request.TableName !== 'string' || request.Key !== undefined || request.IndexName !== undefined) return named;
+  return items.some(
+    (item) =>
+      item.table === request.TableName &&
+      (item.partitionKeys ?? []).some((name) => {
+        const value = keyValue(item.attributes[name]);
+        return value !== undefined && queriedPartitionValue(request, name) === value;
+      }),
+  );
 }
 
 /** Steering state of one run (see the module comment). */
@@ -256,10 +284,14 @@ export class FaultSteering {
    * @param stillNeeded the faults that would make the function's subscriber meet a failure path it has not met yet (its
    * path counts so far): each is steered up to {@link EXTRA_MEETINGS} more times, e.g. a conflict whose failed record a
    * crash of its invocation hid @default none
+   * @param keyNamesOf each table's key attribute names (by the name requests give it), the partition key first: a
+   * Query refused as a read of a contended item names that item's partition key value @default unknown for every
+   * table (any attribute of a written item may be its partition key)
    */
   public constructor(
     rates: FaultRates,
     private readonly stillNeeded: (functionKey: string) => ReadonlySet<SteeredFault> = () => new Set(),
+    private readonly keyNamesOf: KeyNamesOf = () => [],
   ) {
     this.allowed = steeredFaults(rates);
   }
@@ -353,7 +385,7 @@ export class FaultSteering {
     if (next === 'conflict') {
       this.contended.add(`${functionKey}|${invocation.key}|${target}`);
       const failed = new Set(messagesFailedBy('conflict', target, messages).map((message) => message.messageId));
-      this.contendedItems.set(`${functionKey}|${invocation.key}`, { items: writtenItems(body), others: messages.filter((message) => !failed.has(message.messageId)), charged: false });
+      this.contendedItems.set(`${functionKey}|${invocation.key}`, { items: writtenItems(body, this.keyNamesOf), others: messages.filter((message) => !failed.has(message.messageId)), charged: false });
     }
     return next;
   }

@@ -17,6 +17,7 @@
 import type { TableKeys } from '../model/access-model';
 import type { DynamoDbAccess } from './dynamodb-actions';
 import type { RequestContext } from './context-keys';
+import { keyValue, queriedPartitionValue, resolveName } from '../aws/key-condition';
 
 /** Every DynamoDB condition key a data-plane request may carry (lower-case). */
 const DYNAMODB_KEYS = [
@@ -50,13 +51,6 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A key attribute's value as IAM compares it: the string of an `S`, `N` or `B` value. */
-function keyValue(attribute: unknown): string | undefined {
-  if (!isObject(attribute)) return undefined;
-  for (const type of ['S', 'N', 'B'] as const) if (typeof attribute[type] === 'string') return attribute[type] as string;
-  return undefined;
-}
-
 /** The partition key values of items or keys; undefined when one lacks it. */
 function partitionValues(records: readonly unknown[], partitionKey: string): string[] | undefined {
   const values: string[] = [];
@@ -66,27 +60,6 @@ function partitionValues(records: readonly unknown[], partitionKey: string): str
     values.push(value);
   }
   return values;
-}
-
-/** `#name` resolved through `ExpressionAttributeNames`. */
-function resolveName(token: string, names: unknown): string {
-  return token.startsWith('#') && isObject(names) && typeof names[token] === 'string' ? (names[token] as string) : token;
-}
-
-/** The value a `Query` sets its partition key equal to, from `KeyConditionExpression` or the legacy `KeyConditions`. */
-function queriedPartitionValue(parameters: Readonly<Record<string, unknown>>, partitionKey: string): string | undefined {
-  if (typeof parameters.KeyConditionExpression === 'string') {
-    for (const part of parameters.KeyConditionExpression.split(/\s+and\s+/i)) {
-      const match = /^\s*\(?\s*([#\w.-]+)\s*=\s*(:[\w-]+)\s*\)?\s*$/.exec(part);
-      if (match === null || resolveName(match[1]!, parameters.ExpressionAttributeNames) !== partitionKey) continue;
-      const values = parameters.ExpressionAttributeValues;
-      return isObject(values) ? keyValue(values[match[2]!]) : undefined;
-    }
-    return undefined;
-  }
-  const condition = isObject(parameters.KeyConditions) ? parameters.KeyConditions[partitionKey] : undefined;
-  if (!isObject(condition) || condition.ComparisonOperator !== 'EQ' || !Array.isArray(condition.AttributeValueList)) return undefined;
-  return keyValue(condition.AttributeValueList[0]);
 }
 
 /** The top-level attribute names of a projection, or undefined when the request asks for none. */

@@ -135,7 +135,7 @@ export async function buildRun(
     const subscriber = subscriberOf(functionKey);
     if (subscriber === undefined || flowBuilt === undefined) return new Set();
     return faultsStillNeeded(failurePathsOf(subscriber, ledger, flowBuilt.transactionConflicts.refusedFor(functionKey)), steeredFaults(plan.rates));
-  });
+  }, keyNames);
   const decideFault = faultDecider(plan, steering, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
   const tableNameSuffix = options.dynamoDbEndpoint ? newTableSuffix() : undefined;
   const flow = await buildLocalFlow(model, {

@@ -323,6 +323,73 @@ describe('FaultSteering', () => {
     expect([decide({ key: 'F|2', message: 'F', messages: [{ messageId: 'F', receiveCount: 2, eventId: 'F' }] }, 'TransactWriteItems', commit('F')), decide(batch('G', 'H', 1), 'TransactWriteItems', commit('G'))]).toEqual(['none', 'conflict']);
   });
 
+  describe("a steered conflict's other copies of the event in the batch (review r18a, R18A-2)", () => {
+    // a Put of the inbox record and of a ledger item, as the reviewer's probe
+    const commit = (eventId: string, customer: string, ledger = 'Ledger') =>
+      JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` }, eventId: { S: eventId } } } }, { Put: { TableName: ledger, Item: { pk: { S: customer }, status: { S: 'OPEN' }, n: { N: '1' } } } }] });
+    const warm = (steering: FaultSteering) =>
+      ['e1', 'e2'].map((eventId, index) => steering.decide('S/Billing', { key: `m${index + 1}|1`, message: `m${index + 1}`, messages: [{ messageId: `m${index + 1}`, receiveCount: 1, eventId }] }, 'TransactWriteItems', commit(eventId, 'C#9'), 'none'));
+
+    test('no conflict is steered to an event while another copy of it in the batch is at its last receive: the copy would meet the same conflict', () => {
+      const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+      steering.addSubscriber('S/Billing', 'Billing', 3);
+      expect(warm(steering)).toEqual(['crash-before', 'crash-after']);
+      // copy 1 of A (m3, receive 1) and copy 2 (m4, a duplicate delivery at its LAST receive, 3 of 3), one lane
+      const batch = { key: 'm3|1', message: 'm3', messages: [{ messageId: 'm3', receiveCount: 1, eventId: 'A' }, { messageId: 'm4', receiveCount: 3, eventId: 'A' }] };
+      const decide = () => steering.decide('S/Billing', batch, 'TransactWriteItems', commit('A', 'C#1'), 'none');
+      // the site's lost response instead (it fails no receive), then nothing more in the invocation
+      expect([decide(), decide()]).toEqual(['lose-response', 'none']);
+    });
+
+    test("a steered conflict is charged to every copy of its event in the batch: a copy that lost its receive to it gets no more than its budget", () => {
+      const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+      steering.addSubscriber('S/Billing', 'Billing', 3);
+      expect(warm(steering)).toEqual(['crash-before', 'crash-after']);
+      const batch = { key: 'm3|1', message: 'm3', messages: [{ messageId: 'm3', receiveCount: 1, eventId: 'A' }, { messageId: 'm4', receiveCount: 1, eventId: 'A' }] };
+      const decide = () => steering.decide('S/Billing', batch, 'TransactWriteItems', commit('A', 'C#1'), 'none');
+      // both copies write and meet the conflict
+      expect([decide(), decide()]).toEqual(['conflict', 'conflict']);
+      // m4 (the copy) spent its budget (one at 3): a crash at a new site of B's batch, which would fail m4's receive
+      // too, is not steered; B's conflict (which fails B's record alone) is
+      const next = { key: 'm5|1', message: 'm5', messages: [{ messageId: 'm5', receiveCount: 1, eventId: 'B' }, { messageId: 'm4', receiveCount: 2, eventId: 'A' }] };
+      expect(steering.decide('S/Billing', next, 'TransactWriteItems', commit('B', 'C#2', 'Statements'), 'none')).toBe('conflict');
+    });
+  });
+
+  describe("a steered conflict's Query throttle names the contended item's key (review r18a, R18A-4)", () => {
+    const commit = (eventId: string) =>
+      JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` } } } }, { Put: { TableName: 'Ledger', Item: { customer: { S: 'C#1' }, sk: { S: 'ENTRY#1' }, status: { S: 'OPEN' }, n: { N: '1' } } } }] });
+    const query = (request: Record<string, unknown>) => JSON.stringify({ TableName: 'Ledger', ...request });
+    const setUp = (keyNames?: (tableName: string) => readonly string[]) => {
+      const steering = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => new Set<SteeredFault>(['conflict']), keyNames);
+      steering.addSubscriber('S/Billing', 'Billing', 5);
+      const batch = { key: 'm3|1', message: 'm3', messages: [{ messageId: 'm3', receiveCount: 1, eventId: 'A' }, { messageId: 'm4', receiveCount: 1, eventId: 'B' }] };
+      expect(steering.decide('S/Billing', batch, 'TransactWriteItems', commit('A'), 'none')).toBe('conflict');
+      return (body: string) => steering.decide('S/Billing', batch, 'Query', body, 'none');
+    };
+
+    test("a Query naming a value the item merely has (an index's status, a filter's number) is not refused", () => {
+      for (const keyNames of [undefined, () => ['customer', 'sk']]) {
+        const decide = setUp(keyNames);
+        // another customer's open items on an index, and another customer's entries filtered by a number the item has
+        expect([
+          decide(query({ IndexName: 'byStatus', KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': { S: 'OPEN' }, ':c': { S: 'C#2' } } })),
+          decide(query({ KeyConditionExpression: 'customer = :c', FilterExpression: 'n >= :one', ExpressionAttributeValues: { ':c': { S: 'C#2' }, ':one': { N: '1' } } })),
+          // the item's status named in a key condition: not its table's partition key
+          decide(query({ KeyConditionExpression: '#s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': { S: 'OPEN' } } })),
+        ]).toEqual(keyNames === undefined ? ['none', 'none', 'throttle'] : ['none', 'none', 'none']);
+      }
+    });
+
+    test("a Query of the item's table whose key condition names the item's partition key value is refused", () => {
+      const decide = setUp(() => ['customer', 'sk']);
+      expect([
+        decide(query({ KeyConditionExpression: '#c = :c AND begins_with(sk, :p)', ExpressionAttributeNames: { '#c': 'customer' }, ExpressionAttributeValues: { ':c': { S: 'C#1' }, ':p': { S: 'ENTRY#' } } })),
+        decide(query({ KeyConditions: { customer: { ComparisonOperator: 'EQ', AttributeValueList: [{ S: 'C#1' }] } } })),
+      ]).toEqual(['throttle', 'throttle']);
+    });
+  });
+
   test('a write site is the operation and the tables its request names', () => {
     expect(writeSite('TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Orders' } }, { Update: { TableName: 'Outbox' } }, { Put: { TableName: 'Orders' } }] }))).toBe(
       'TransactWriteItems Orders,Outbox',
