@@ -2662,4 +2662,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
+  // ---- issue 39 (eighteenth session, fx18b): a consumer giving up quietly at a message's last receive passed (R17C-5) ----
+  {
+    id: 'last-receive-probe-off',
+    breaks: "simulator fault steering (R17C-5): no subscriber gets a last-receive probe, so steering never fails a message's last receive and a consumer that drops a record from batchItemFailures there (SQS deletes it, its effect never done) passes with OK",
+    file: 'simulator/faults/fault-steering.ts',
+    find: "    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};",
+    replace: '    const probe = {};',
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts', 'test/simulator/run/no-false-ok.int.test.ts'],
+  },
+  {
+    id: 'last-receive-probe-keeps-planned-crash',
+    breaks: "simulator fault steering (R17C-5): a planned crash still goes to a batch holding the last-receive probe's event, failing the batch's other messages at their last receive with it and hiding the probe's failed record",
+    file: 'simulator/faults/fault-steering.ts',
+    find: "    if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';",
+    replace: '',
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
+  },
+  {
+    id: 'last-receive-probe-not-redriven',
+    breaks: "simulate (R17C-5): the last-receive probe's event, dead-lettered by the run's own faults, is not redriven once the run settled, so a correct app fails with unapplied-event",
+    file: 'simulator/run/operate.ts',
+    find: '  if (roundsOutcome.cutOff === undefined && probes.length > 0) {',
+    replace: '  if (roundsOutcome.cutOff === undefined && probes.length < 0) {',
+    tests: ['test/simulator/run/no-false-ok.int.test.ts'],
+  },
 ];
