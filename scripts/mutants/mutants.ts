@@ -2687,4 +2687,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (roundsOutcome.cutOff === undefined && probes.length < 0) {',
     tests: ['test/simulator/run/no-false-ok.int.test.ts'],
   },
+  {
+    id: 'last-receive-probe-refuses-unnamed-writes',
+    breaks: "simulator fault steering (R17C-5): the last-receive probe refuses every write whose target is its event, a write naming no inbox record included, so after the probe's failed record the next record's own write (its handler's, before its commit) is refused too: another message fails, at its last receive too",
+    file: 'simulator/faults/fault-steering.ts',
+    find: "    if (named === probe.eventId) return 'conflict';",
+    replace: "    if (target === probe.eventId) return 'conflict';",
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
+  },
 ];

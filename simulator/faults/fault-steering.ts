@@ -55,9 +55,10 @@
  * never done) would pass. So each subscriber given a LAST-RECEIVE PROBE ({@link FaultSteering.addSubscriber}: a
  * standard queue with a redrive policy, not in aggregate mode, when conflicts are steered) has ONE event failed at every
  * receive, its last included: the first event whose inbox record a write names while its message is at its first
- * receive. Each write naming that event (its inbox record; a lease or multi-step effect call after its claim) is refused
- * with a conflict, whatever the plan drew, so only that event's record fails (a standard queue's failed record fails no
- * other); no crash, planned or steered, goes to a batch holding that event (it would fail the others too, and hide the
+ * receive. Each write naming that event's inbox record (a transactional commit; a lease or multi-step claim, so its
+ * effect call never runs) is refused with a conflict, whatever the plan drew, so only that event's record fails (a
+ * standard queue's failed record fails no other; a write naming no inbox record is left alone: it may be the next
+ * record's); no crash, planned or steered, goes to a batch holding that event (it would fail the others too, and hide the
  * record's failure); no read is throttled for it; and the steering above never counts it (budgets, sites met). A correct
  * consumer reports the record failed each time, and SQS moves the message to the dead-letter queue; the run then
  * redrives it ({@link FaultSteering.endProbes}, simulator/run/operate.ts) and expects it applied once. Every copy of the
@@ -332,7 +333,7 @@ export class FaultSteering {
   }
 
   /**
-   * The last-receive probe's decision for a write (see the module comment): `conflict` for a write of the probe's event,
+   * The last-receive probe's decision for a write (see the module comment): `conflict` for a write naming the probe's event's inbox record,
    * choosing that event at the first write naming an inbox record of a message at its first receive; `none` for a planned
    * crash in a batch holding the event; else undefined (the steering below decides).
    */
@@ -344,8 +345,12 @@ export class FaultSteering {
     // a FIFO message is never chosen (see the module comment), whatever the caller asked
     if (probe.eventId === undefined && chosen?.receiveCount === 1 && chosen.groupId === undefined) probe.eventId = named;
     if (probe.eventId === undefined) return undefined;
-    if (target === probe.eventId) return 'conflict';
+    // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
+    // which after the probe's failed record may be the next record's own (its handler's write before its commit)
+    if (named === probe.eventId) return 'conflict';
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
+    // nor does the steering below take the probe's event as the target of such a write
+    if (target === probe.eventId) return planned;
     return undefined;
   }
 

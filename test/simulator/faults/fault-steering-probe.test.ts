@@ -52,6 +52,11 @@ describe('FaultSteering: the last-receive probe', () => {
     // W is at its last receive: nothing that fails its receive, and the plan's crash is dropped in a batch holding the probe's event
     expect(decide(withOthers, 'W', 'crash-after')).toBe('none');
     expect(decide(batch(['Y', 5], ['V', 5]), 'V', 'crash-before')).toBe('none');
+    // after the probe's record failed, the next record's handler writes its own item (naming no inbox record) before its
+    // commit: that write is the next record's, not the probe's, and is not refused
+    const next = batch(['Y', 2], ['S', 5]);
+    expect(decide(next, 'Y')).toBe('conflict');
+    expect(steering.decide('S/Billing', next, 'PutItem', JSON.stringify({ TableName: 'Ledger', Item: { pk: { S: 'L#S' } } }), 'none')).not.toBe('conflict');
     // outside the probe's batches a planned crash stays
     expect(decide(batch(['U', 5]), 'U', 'crash-before')).toBe('crash-before');
   });
