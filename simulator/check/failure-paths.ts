@@ -16,9 +16,10 @@
  * The faults of the run's rates are steered to the app's write sites of every subscriber, and to the runtime's own
  * until each path is met (../faults/fault-steering.ts); a path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
  * steered fault each) leaves the run NOT PROVEN (`not-exercised`, {@link failurePathsNotMet}), named: the run proves
- * too little of that subscriber, which is not a violation of exactly-once. A dead letter is counted, not required: steering cannot
- * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
- * it when a step's outcome is unknown (blocked for the operator). Nor is a path the run cannot steer to a subscriber
+ * too little of that subscriber, which is not a violation of exactly-once. A dead letter is counted, not required: the
+ * only valid event steered there is a probed subscriber's last-receive probe (../run/last-receive-probe.ts: redriven
+ * once the run settled, so the run still passes), which not every subscriber gets, and a lease or multi-step subscriber
+ * meets it when a step's outcome is unknown (blocked for the operator). Nor is a path the run cannot steer to a subscriber
  * whose queue's `maxReceiveCount` is below {@link MIN_RECEIVES_STEERED} (no conflict there, and no crash at 2: each
  * would dead-letter a valid event by the simulator's injection alone; nothing is received again at 1): the verdict
  * rests on what the run steers, and such a path, when the run's random faults did not meet it, is named as not

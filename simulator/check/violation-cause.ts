@@ -221,7 +221,7 @@ const FIXES: Record<CauseKind, string> = {
   'undeclared-type-untaken':
     "add the type to the filter policy of the subscriber that should consume it and to the scenario's expectConsumed, or to its publishedOutside if consumers outside this app take it",
   'acknowledged-uncommitted':
-    "report every record the runtime did not commit in batchItemFailures: return the runtime's own batch response (a wrapper that answers { batchItemFailures: [] } deletes the failed records' messages)",
+    "report every record the runtime did not commit in batchItemFailures, on every receive, the last included (SQS then moves the message to the dead-letter queue, from where it can be redriven): return the runtime's own batch response (a wrapper that answers { batchItemFailures: [] }, or drops a record at its last receive, deletes the failed records' messages)",
   'few-receives': "raise maxReceiveCount to 5 or more (the constructs' default is 5)",
 };
 

@@ -51,6 +51,21 @@
  * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
  * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
+ *
+ * The budget keeps steering away from every message's last receive, so a consumer that gives up only there (drops the
+ * record from `batchItemFailures` when `ApproximateReceiveCount` reaches `maxReceiveCount`: SQS deletes it, its effect
+ * never done) would pass. So each subscriber given a LAST-RECEIVE PROBE ({@link FaultSteering.addSubscriber}: a
+ * standard queue with a redrive policy, not in aggregate mode, when conflicts are steered) has ONE event failed at every
+ * receive, its last included: the first event whose inbox record a write names while its message is at its first
+ * receive. Each write naming that event's inbox record (a transactional commit; a lease or multi-step claim, so its
+ * effect call never runs) is refused with a conflict, whatever the plan drew, so only that event's record fails (a
+ * standard queue's failed record fails no other; a write naming no inbox record is left alone: it may be the next
+ * record's); no crash, planned or steered, goes to a batch holding that event (it would fail the others too, and hide the
+ * record's failure); no read is throttled for it; and the steering above never counts it (budgets, sites met). A correct
+ * consumer reports the record failed each time, and SQS moves the message to the dead-letter queue; the run then
+ * redrives it ({@link FaultSteering.endProbes}, simulator/run/operate.ts) and expects it applied once. Every copy of the
+ * event (an SNS duplicate too) is failed until the probes end. A FIFO queue is left out: a dead-lettered FIFO message lets
+ * its group's later messages pass, which the ordered path's checks do not take as the probe's.
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
@@ -81,6 +96,11 @@ const STEERABLE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateIte
 /** The reads of a contended target refused for the rest of its invocation (see {@link FaultSteering.decide}). */
 const CONTENDED_READS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'TransactGetItems', 'Query']);
 
+/** Whether a steered fault is a crash (it fails the whole batch). */
+function isCrash(fault: SteeredFault): boolean {
+  return fault === 'crash-before' || fault === 'crash-after';
+}
+
 /** The steered faults the rates allow. */
 export function steeredFaults(rates: FaultRates): SteeredFault[] {
   return STEERED_FAULTS.filter((fault) => (fault === 'conflict' ? rates.throttle : fault === 'lose-response' ? rates.lostResponse : rates.crash) > 0);
@@ -110,6 +130,28 @@ interface SteeredFunction {
   readonly maxReceiveCount: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
+  /** Its last-receive probe, when it has one: the event chosen, once one is (see the module comment). @default none */
+  readonly probe?: { eventId?: string };
+}
+
+/** A subscriber's last-receive probe, as {@link FaultSteering.endProbes} gives it. */
+export interface LastReceiveProbe {
+  /** The consumer function's key. */
+  readonly functionKey: string;
+  /** The subscriber's name. */
+  readonly subscriber: string;
+  /** The event failed at every receive; undefined when no event was chosen (none reached a write at its first receive). */
+  readonly eventId?: string;
+}
+
+/** Options of {@link FaultSteering.addSubscriber}. */
+export interface SteeredSubscriberOptions {
+  /**
+   * Give the subscriber a last-receive probe (see the module comment): only for a standard queue with a redrive policy
+   * whose dead letters the run can redrive (not aggregate mode). It is steered only when conflicts are (the throttle rate
+   * above 0). @default false
+   */
+  readonly lastReceiveProbe?: boolean;
 }
 
 /** A write site: the operation and the tables its request names, e.g. `TransactWriteItems Inbox,Ledger`. */
@@ -278,6 +320,8 @@ export class FaultSteering {
   /** `<function key>|<invocation key>` → the event id of the inbox record the invocation's last request named. */
   private readonly eventOfInvocation = new Map<string, string>();
   private readonly allowed: readonly SteeredFault[];
+  /** Whether {@link FaultSteering.endProbes} was called. */
+  private probesEnded = false;
 
   /**
    * @param rates the run's fault rates: the faults steered are those whose rates are above 0
@@ -300,11 +344,52 @@ export class FaultSteering {
    * Steers faults to the consumer function `functionKey` of subscriber `name`, whose queue has `maxReceiveCount` and
    * whose inbox is `inboxTables` (local names).
    */
-  public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
+  public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = [], options: SteeredSubscriberOptions = {}): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount });
+    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe });
+  }
+
+  /**
+   * Ends the last-receive probes (the run settled: their events are in the dead-letter queues, or were acknowledged) and
+   * says which event each probed subscriber had failed: from now on those events are left to the plan, so that a
+   * redriven copy is applied.
+   */
+  public endProbes(): LastReceiveProbe[] {
+    this.probesEnded = true;
+    return [...this.functions].flatMap(([functionKey, steered]) =>
+      steered.probe === undefined ? [] : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }) }],
+    );
+  }
+
+  /**
+   * The last-receive probe's decision for a write (see the module comment): `conflict` for a write naming the probe's event's inbox record,
+   * choosing that event at the first write naming an inbox record of a message at its first receive; `none` for a planned
+   * crash in a batch holding the event; else undefined (the steering below decides).
+   */
+  private probeDecision(steered: SteeredFunction, invocation: SteeredInvocation, named: string | undefined, target: string, planned: RequestFault): RequestFault | undefined {
+    const probe = steered.probe;
+    if (probe === undefined || this.probesEnded) return undefined;
+    const messages = invocation.messages ?? [];
+    const chosen = named === undefined ? undefined : messages.find((message) => message.eventId === named);
+    // a FIFO message is never chosen (see the module comment), whatever the caller asked
+    if (probe.eventId === undefined && chosen?.receiveCount === 1 && chosen.groupId === undefined) probe.eventId = named;
+    if (probe.eventId === undefined) return undefined;
+    // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
+    // which after the probe's failed record may be the next record's own (its handler's write before its commit)
+    if (named === probe.eventId) return 'conflict';
+    if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
+    // nor does the steering below take the probe's event as the target of such a write
+    if (target === probe.eventId) return planned;
+    return undefined;
+  }
+
+  /** Whether the invocation's batch holds a message of the subscriber's probed event, while the probes run. */
+  private holdsProbe(steered: SteeredFunction, invocation: SteeredInvocation): boolean {
+    const eventId = steered.probe?.eventId;
+    return eventId !== undefined && !this.probesEnded && (invocation.messages ?? []).some((message) => message.eventId === eventId);
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
@@ -331,6 +416,9 @@ export class FaultSteering {
     // re-reads it (the aggregate consumer's) cannot find its event applied by another copy meanwhile and acknowledge it
     if (CONTENDED_READS.has(operation)) return this.contendedRead(steered, functionKey, invocation, body) ? 'throttle' : planned;
     if (!STEERABLE_OPERATIONS.has(operation)) return planned;
+    // the last-receive probe's event is refused at every write, and its batch gets no crash (see the module comment)
+    const probed = this.probeDecision(steered, invocation, named, target, planned);
+    if (probed !== undefined) return probed;
     const site = writeSite(operation, body);
     // the failed receives are counted per aggregate on the ordered path (see the module comment), else per target
     const aggregate = steered.fenceKey?.exec(body)?.[1];
@@ -364,14 +452,16 @@ export class FaultSteering {
       const messagesFailed = Math.max(0, ...messageKeys.map((key) => this.failedReceivesOfMessage.get(key) ?? 0));
       return Math.max(failedReceives, messagesFailed) < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
     };
-    const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
+    // a crash in a batch holding the last-receive probe's event would fail the others with it and hide its failed record
+    const probeBatch = this.holdsProbe(steered, invocation);
+    const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)) && !(probeBatch && isCrash(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
     const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));
     let next = appSite ? affordable.find((fault) => (steered.met.get(`${site}|${fault}`) ?? 0) < MEETINGS_PER_SITE) : undefined;
     if (next === undefined) {
       const needed = this.stillNeeded(functionKey);
       // a path still missing may take a later receive of the target, within its budget
-      next = this.allowed.find((fault) => withinBudget(fault) && needed.has(fault) && (steered.extra.get(fault) ?? 0) < EXTRA_MEETINGS);
+      next = this.allowed.find((fault) => withinBudget(fault) && needed.has(fault) && (steered.extra.get(fault) ?? 0) < EXTRA_MEETINGS && !(probeBatch && isCrash(fault)));
       if (next === undefined) return planned;
       steered.extra.set(next, (steered.extra.get(next) ?? 0) + 1);
     }

@@ -1,4 +1,5 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
+import { lastReceiveProbeLines } from './last-receive-probe-lines';
 import { iamNotProvenReason, iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { HeldAggregate } from '../check/aggregate-order-coverage';
@@ -34,6 +35,13 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
     values.map((value, index) => (index < 2 ? value.padEnd(widths[index]!) : value.padStart(widths[index]!))).join('  ').trimEnd();
   return [line(COLUMNS.map((column) => column.title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }
+
+/**
+ * Said when a subscriber never met a dead letter: the only fault steered there is the last-receive probe's, given to a
+ * subscriber on a standard queue with a redrive policy (not in aggregate mode, its deduplication window long enough).
+ */
+export const DEAD_LETTER_NOT_STEERED_TEXT =
+  '(A dead letter is steered only by the last-receive probe, on a standard queue with a redrive policy, not in aggregate mode, whose deduplication window outlasts the redrive; otherwise a malformed event or a blocked step takes that path.)';
 
 /** Per subscriber, how often its consumer met each failure path, and the paths it never met (not proven by this run). */
 export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
@@ -316,6 +324,7 @@ export function formatSummary(result: SimulationResult): string {
         (operator.redriveRefused.length ? `; ${operator.redriveRefused.length} dead letter(s) left by dlq redrive's rules (${truncate(operator.redriveRefused[0]!)})` : ''),
     );
   }
+  out.push(...lastReceiveProbeLines(result.lastReceiveProbes ?? []));
   const untaken = result.untakenEvents;
   if (untaken.length > 0) {
     const count = untaken.reduce((sum, { eventIds }) => sum + eventIds.length, 0);
@@ -388,7 +397,7 @@ export function formatSummary(result: SimulationResult): string {
       const deadLetterMissed = result.subscribers.some((row) => row.failurePaths['dead-letter'] === 0);
       out.push(
         `Failure paths this run never took, so this ${runVerdict(result) === 'OK' ? 'OK' : 'run'} does not prove them: ${unproven.join('; ')}.` +
-          (deadLetterMissed ? ' (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)' : ''),
+          (deadLetterMissed ? ` ${DEAD_LETTER_NOT_STEERED_TEXT}` : ''),
       );
       for (const row of result.subscribers) {
         const unsteered = notSteeredText(row);

@@ -17,7 +17,7 @@ import { HistoryRecorder } from '../check/history';
 import { OwnClientWrites } from '../check/own-client-writes';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultPlan } from '../faults/fault-plan';
-import { FaultSteering, steeredFaults, type BatchMessage } from '../faults/fault-steering';
+import { FaultSteering, steeredFaults, type BatchMessage, type LastReceiveProbe } from '../faults/fault-steering';
 import type { ResourceKey } from '../model/flow-model';
 import { shownName } from '../model/find-resource';
 import { RunLedger } from '../observation/ledger';
@@ -30,6 +30,8 @@ import { producerKeys } from './producer-driver';
 import type { PhaseTimer } from './run-profile';
 import type { RunDatabase } from './run-services';
 import { newTableSuffix } from './table-suffix';
+import { isProbed } from './last-receive-probe';
+import { SIMULATION_DEFAULTS } from './options';
 
 /** What the run started, for the run to stop it whatever happens: filled as each part starts. */
 export interface StartedParts {
@@ -52,6 +54,8 @@ export interface BuiltRun {
   readonly tableNameSuffix?: string;
   /** Whether an invocation of the function had a write applied that it did not see (a lost response, a crash after it). */
   readonly wroteUnseen: (functionKey: ResourceKey) => (invocationKey: string) => boolean;
+  /** Ends the last-receive probes (the run settled) and says each probed subscriber's event (./last-receive-probe.ts). */
+  readonly endProbes: () => LastReceiveProbe[];
 }
 
 /** The fault plan's decision for a DynamoDB request of an invocation. */
@@ -202,10 +206,13 @@ export async function buildRun(
       });
     }
     if (subscriber.function !== undefined) {
-      steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable]);
+      // one event failed at every receive, its last included, then redriven (./last-receive-probe.ts)
+      const lastReceiveProbe = isProbed(subscriber, options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds);
+      steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable], { lastReceiveProbe });
     }
   }
   for (const { fn } of producers) steering.addProducer(fn.key, shownName(fn));
   const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
-  return { database, clientConfig, client, clock, ledger, history, ownClientWrites, attribution, flow, wroteUnseen, ...(tableNameSuffix === undefined ? {} : { tableNameSuffix }) };
+  const endProbes = () => steering.endProbes();
+  return { database, clientConfig, client, clock, ledger, history, ownClientWrites, attribution, flow, wroteUnseen, endProbes, ...(tableNameSuffix === undefined ? {} : { tableNameSuffix }) };
 }

@@ -1,7 +1,8 @@
 /**
- * The run's fourth stage: the scenario's operator, after the run settled: resolve the blocked steps, redrive the dead
- * letters (./operator.ts), let the run settle again; at most {@link MAX_OPERATOR_PASSES} passes, none after a run cut
- * off by its limits.
+ * The run's fourth stage, after the run settled: the last-receive probes' events redriven from the dead-letter queues
+ * (./last-receive-probe.ts), the run settled again; then the scenario's operator: resolve the blocked steps, redrive the
+ * dead letters (./operator.ts), let the run settle again; at most {@link MAX_OPERATOR_PASSES} passes. Neither after a
+ * run cut off by its limits.
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startOperatorClient } from '../iam/operator-access';
@@ -14,6 +15,7 @@ import type { SimulationOptions } from './options';
 import type { PreparedApp } from './prepare';
 import { runRounds } from './rounds';
 import type { PhaseTimer } from './run-profile';
+import { redriveProbes, type LastReceiveProbeOutcome } from './last-receive-probe';
 
 /** What the operator stage did, and how the run ended after it. */
 export interface OperatedRun {
@@ -24,6 +26,8 @@ export interface OperatedRun {
   readonly roundsOutcome: RoundsOutcome;
   /** Rounds in all, the drive's and the operator's. */
   readonly rounds: number;
+  /** What became of each probed subscriber's last-receive probe (./last-receive-probe.ts). */
+  readonly lastReceiveProbes: readonly LastReceiveProbeOutcome[];
 }
 
 /** Runs the operator's passes (see the module comment). */
@@ -35,6 +39,16 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
   const documents = DynamoDBDocumentClient.from(client);
   const decisions = options.operator === false ? undefined : options.scenario?.operator;
   const operator = decisions !== undefined ? noOperatorFigures() : undefined;
+  // the probes' events failed at every receive are the run's doing: redriven whatever the scenario's operator
+  const probes = built.endProbes();
+  let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId }) => ({ subscriber, ...(eventId === undefined ? {} : { eventId }), redriven: 0, refused: [] }));
+  if (roundsOutcome.cutOff === undefined && probes.length > 0) {
+    lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock });
+    if (lastReceiveProbes.some((probe) => probe.redriven > 0)) {
+      roundsOutcome = await runRounds(flow, driven.relays, ledger, clock, undefined, driven.roundsOptions);
+      rounds += roundsOutcome.rounds;
+    }
+  }
   if (decisions !== undefined && operator !== undefined) {
     const operatorRole = options.scenario?.operatorRole;
     const operatorClient =
@@ -54,5 +68,5 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
     }
   }
   phases.ended('operator');
-  return { ...(decisions === undefined ? {} : { decisions }), ...(operator === undefined ? {} : { operator }), roundsOutcome, rounds };
+  return { ...(decisions === undefined ? {} : { decisions }), ...(operator === undefined ? {} : { operator }), roundsOutcome, rounds, lastReceiveProbes };
 }

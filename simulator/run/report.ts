@@ -121,6 +121,7 @@ export function reportRun(
     realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
     totalFaults: ledger.totalFaults(),
     operator: operated.operator,
+    ...(operated.lastReceiveProbes.length === 0 ? {} : { lastReceiveProbes: operated.lastReceiveProbes }),
     untakenEvents: facts.untaken,
     notExercised: facts.notExercised ?? [],
     failurePathsNotMet: facts.failurePathsNotMet ?? [],

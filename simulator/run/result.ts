@@ -1,6 +1,7 @@
 /**
  * What a run did and found: the result `runSimulation` returns, the summary prints and `--json` writes.
  */
+import type { LastReceiveProbeOutcome } from './last-receive-probe';
 import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { DeadLetterFinding } from '../check/dead-letters';
@@ -103,6 +104,11 @@ export interface SimulationResult {
   readonly simulatedSeconds: number;
   readonly realSeconds: number;
   readonly totalFaults: number;
+  /**
+   * Per probed subscriber, the event the last-receive probe failed at every receive and what became of it
+   * (simulator/run/last-receive-probe.ts). @default none probed
+   */
+  readonly lastReceiveProbes?: readonly LastReceiveProbeOutcome[];
   /** What the scenario's operator resolved and redrove; absent when the scenario has no operator (or it was off). */
   readonly operator?: OperatorFigures;
   /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */

@@ -1,6 +1,6 @@
 /** The report `simulate` prints: its verdict says what was checked, and points at subscribers nothing reached. */
 import { describe, expect, test } from 'vitest';
-import { NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
+import { DEAD_LETTER_NOT_STEERED_TEXT, NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
 import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
 import { IAM_NOT_CHECKED, IAM_NOT_PROVEN_TEXT, iamNotEvaluated, iamNotProvenReason } from '../../simulator/check/iam-not-evaluated';
@@ -183,7 +183,7 @@ describe('formatSummary', () => {
         '  Billing: handler-error 2, lost-response 1, conflict 1, crash-before-commit 1, crash-after-commit 1, redelivery 5, dead-letter 0 · never met: dead-letter\n' +
         '  Audit: handler-error 0, lost-response 0, conflict 0, crash-before-commit 0, crash-after-commit 0, redelivery 0, dead-letter 0 · never met: handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter\n',
     );
-    expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)');
+    expect(text).toContain(`Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). ${DEAD_LETTER_NOT_STEERED_TEXT}`);
   });
 
   test('an OK names the paths the run could not steer to a subscriber whose queue\'s maxReceiveCount is below the steerable count as not proven, and why, advising no production setting', () => {

@@ -12,6 +12,7 @@ import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { ACKNOWLEDGED_UNCOMMITTED_TEXT } from '../../../simulator/check/acknowledged-uncommitted';
 import { LOG_LEVEL_HIDES_OUTCOMES_TEXT } from '../../../simulator/check/hidden-outcomes';
 import { fixFor } from '../../../simulator/check/violation-cause';
+import { LAST_RECEIVE_PROBE_TEXT } from '../../../simulator/report/last-receive-probe-lines';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';
@@ -198,6 +199,52 @@ describe('simulate: no false OK', () => {
     expect(stdout).toContain(`[lost] Audit: `);
     expect(stdout).toContain(LOG_LEVEL_HIDES_OUTCOMES_TEXT);
     expect(written.subscribers[0]!.failurePaths['handler-error']).toBe(0);
+  });
+
+  test.each(['1', '2'])('fails with lost naming the event at seed %s when a wrapper gives up quietly at a message\'s last receive (the last-receive probe)', async (seed) => {
+    // GIVEN a consumer that drops a record from batchItemFailures at its 5th (last) receive, and the default fault rates
+    const events = Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, `last-give-up-${seed}.json`);
+    writeFileSync(path.join(directory, `last-give-up-events-${seed}.json`), JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'LastGiveUp', '--events', path.join(directory, `last-give-up-events-${seed}.json`), '--seed', seed, '--json', file);
+
+    // THEN the probe's event, failed at every receive, was acknowledged at its last without its inbox commit: lost, named
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      verdict: string;
+      violations: { kind: string; detail: string; causes?: { kind: string; eventIds: string[]; fix: string }[] }[];
+      lastReceiveProbes: { subscriber: string; eventId: string; redriven: number }[];
+    };
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(written.verdict).toBe('VIOLATED');
+    const [probe] = written.lastReceiveProbes;
+    expect(probe).toMatchObject({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/), redriven: 0 });
+    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(ACKNOWLEDGED_UNCOMMITTED_TEXT));
+    expect(lost?.causes).toEqual([expect.objectContaining({ kind: 'acknowledged-uncommitted', eventIds: [probe!.eventId], fix: expect.stringContaining('the last included') })]);
+    expect(stdout).toContain(`${LAST_RECEIVE_PROBE_TEXT}:\n  Audit: event ${probe!.eventId} was NOT dead-lettered`);
+  });
+
+  test.each(['1', '2'])('a correct consumer passes the last-receive probe at seed %s: its event dead-lettered, redriven, applied once (dead-letter met)', async (seed) => {
+    const events = Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, `last-receive-control-${seed}.json`);
+    writeFileSync(path.join(directory, `last-receive-control-events-${seed}.json`), JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'Audit', '--events', path.join(directory, `last-receive-control-events-${seed}.json`), '--seed', seed, '--json', file);
+
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      verdict: string;
+      violations: unknown[];
+      lastReceiveProbes: { subscriber: string; eventId: string; redriven: number }[];
+      subscribers: { name: string; failurePaths: Record<string, number>; deadLettered: number }[];
+    };
+    expect({ code, verdict: written.verdict, violations: written.violations }).toEqual({ code: EXIT_CODE.OK, verdict: 'OK', violations: [] });
+    const [probe] = written.lastReceiveProbes;
+    // (an SNS duplicate copy of the event is failed and redriven with it: one copy applies it, the other is a duplicate)
+    expect(probe).toMatchObject({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/) });
+    expect(probe!.redriven).toBeGreaterThan(0);
+    expect(written.subscribers[0]).toMatchObject({ deadLettered: 0, failurePaths: expect.objectContaining({ 'dead-letter': expect.any(Number) }) });
+    expect(written.subscribers[0]!.failurePaths['dead-letter']).toBeGreaterThan(0);
+    expect(stdout).toContain(`Audit: event ${probe!.eventId} dead-lettered and redriven (dead-letter path met)`);
   });
 
   test.each(['1', '2'])('a correct consumer at applicationLogLevel ERROR meets handler-error and is OK at seed %s (its failures read from its batch responses)', async (seed) => {

@@ -68,13 +68,23 @@ function simulateNow(stack: string, seed: string, count: number, concurrency: nu
 }
 
 describe('steered faults in a small run', () => {
-  test.each(SEEDS)('the correct app of 6 orders ends in OK at seed %s, each subscriber having met every failure path but a dead letter', async (seed) => {
+  test.each(SEEDS)('the correct app of 6 orders ends in OK at seed %s, each subscriber having met every failure path but a dead letter, and each probed one a dead letter too', async (seed) => {
     const result = await simulate('Correct', seed, 6);
 
     expect(result.violations).toEqual([]);
     for (const subscriber of result.subscribers) {
       const missed = FAILURE_PATHS.filter((failurePath) => failurePath !== 'dead-letter' && subscriber.failurePaths[failurePath] === 0);
       expect({ subscriber: subscriber.name, missed }).toEqual({ subscriber: subscriber.name, missed: [] });
+    }
+    // the last-receive probe took one event of each probed subscriber to the dead-letter queue, and the run redrove it
+    const probed = (result.lastReceiveProbes ?? []).filter((probe) => probe.eventId !== undefined);
+    expect(probed.length).toBeGreaterThan(0);
+    for (const probe of probed) {
+      expect({ subscriber: probe.subscriber, redriven: probe.redriven > 0, deadLetterMet: (result.subscribers.find((row) => row.name === probe.subscriber)?.failurePaths['dead-letter'] ?? 0) > 0 }).toEqual({
+        subscriber: probe.subscriber,
+        redriven: true,
+        deadLetterMet: true,
+      });
     }
   });
 
