@@ -2569,8 +2569,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'committed-twice-rewrite-any-item',
     breaks: "command-committed-twice (r17b, R17B-1): a later commit that writes any one of a step's items (a shared counter) with its type is taken as that step written again, so a correct producer whose lines each write their own item and a shared counter is named after a crash",
     file: 'simulator/check/committed-twice.ts',
-    find: "items.every((item) => (later.items ?? []).includes(item));",
-    replace: "items.some((item) => (later.items ?? []).includes(item));",
+    find: "const targets = named.length > 0 ? named : items;",
+    replace: "const targets = items;",
     tests: ['test/simulator/check/committed-twice.test.ts'],
   },
   {
@@ -2661,5 +2661,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: '    if (steered.maxReceiveCount > 1 && contended.others.some((message) => message.receiveCount >= steered.maxReceiveCount)) return false;',
     replace: '',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  // ---- issue 39 (eighteenth session, fx18d): committed-twice's rewrite after a refusal, by the refused item and the events' content ----
+  {
+    id: 'committed-twice-rewrite-every-item',
+    breaks: "command-committed-twice (r18a, R18A-1): after a refusal, a later commit is taken as the step written again only when it writes every item the step wrote, so a producer whose transaction also puts a ledger row under a random id, on a version (If-Match) refusal, re-reads and deposits again and the run is OK",
+    file: 'simulator/check/committed-twice.ts',
+    find: "targets.some((item) => (later.items ?? []).includes(item))",
+    replace: "items.every((item) => (later.items ?? []).includes(item))",
+    tests: ['test/simulator/check/committed-twice.test.ts'],
+  },
+  {
+    id: 'committed-twice-rewrite-every-refused-item',
+    breaks: "command-committed-twice (r18a, R18A-1): after the SDK's refused re-send of a lost write, a later commit is taken as the step written again only when it writes every item the re-send was refused on, so a loop that re-sends, is refused on the account and on the ledger row (attribute_not_exists), and deposits again under new ids passes",
+    file: 'simulator/check/committed-twice.ts',
+    find: "targets.some((item) => (later.items ?? []).includes(item))",
+    replace: "targets.every((item) => (later.items ?? []).includes(item))",
+    tests: ['test/simulator/check/committed-twice.test.ts'],
+  },
+  {
+    id: 'committed-twice-rewrite-types-only',
+    breaks: "command-committed-twice (r18a, R18A-9): after a refusal, a later commit of the step's event types on its item is taken as the step written again whatever its data, so a correct producer whose next conditional transition of one order (PLACED, then CONFIRMED) follows a refusal of the done one is named",
+    file: 'simulator/check/committed-twice.ts',
+    find: "includesAll(laterEvents, events) && targets",
+    replace: "includesAll(laterEvents.map((one) => one.split('|')[0]!), events.map((one) => one.split('|')[0]!)) && targets",
+    tests: ['test/simulator/check/committed-twice.test.ts'],
   },
 ];
