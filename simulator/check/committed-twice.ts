@@ -18,7 +18,7 @@
  * items, a ledger row under an id drawn per attempt, may differ): a version (If-Match) check refused, read as "moved",
  * re-read and written again, the version having moved by the command's own commit. The next step on that item (an
  * order's next status) carries other data and is not named; nor is a retry whose event data carries what it re-read
- * (the new version or balance): the two look alike in the table and the outbox.
+ * or drew per attempt (the new version or balance, a time): the two look alike in the table and the outbox.
  *
  * Inside one attempt (the producer retries its own failed write): R commits T again when T's reply was lost (the
  * invocation did not see it applied), R comes after T, no request answered after T (in this attempt or a later one)
