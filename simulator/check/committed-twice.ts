@@ -13,18 +13,21 @@
  * condition on the step's own item meets that item's refusal for a done step, and is not named either. A producer that
  * draws its ids per attempt (a random event id, or a random business id as the subject) without such a condition
  * re-runs none of its steps. A refusal re-runs nothing when the item is one another commit of the command wrote too (a
- * shared counter tells no step done), or when its attempt goes on to commit, under new ids, the same business items
- * with the same event types: a version (If-Match) check refused, read as "moved", re-read and written again, the
- * version having moved by the command's own commit.
+ * shared counter tells no step done), or when its attempt goes on to commit the step again under new ids: events of the
+ * step's types and data (ids and subjects left out) written with the item whose condition refused it (the step's other
+ * items, a ledger row under an id drawn per attempt, may differ): a version (If-Match) check refused, read as "moved",
+ * re-read and written again, the version having moved by the command's own commit. The next step on that item (an
+ * order's next status) carries other data and is not named; nor is a retry whose event data carries what it re-read
+ * or drew per attempt (the new version or balance, a time): the two look alike in the table and the outbox.
  *
  * Inside one attempt (the producer retries its own failed write): R commits T again when T's reply was lost (the
  * invocation did not see it applied), R comes after T, no request answered after T (in this attempt or a later one)
  * re-ran it, and R's events carry T's content (type and data, the event's own id and subject left out), so the next
  * step of a batch, whose data differs, is not named. The SDK re-sends a write whose reply was lost with the same ids,
  * after the writes sent with it at once were answered: steps of one shape written in parallel are not named. A re-send
- * refused inside T's attempt re-runs nothing when the attempt then writes T again under new ids (the same items and
- * types; with no business item, the same events, subject included): the producer's own loop took the refusal for a
- * failure.
+ * refused inside T's attempt re-runs nothing when the attempt then writes T again under new ids (T's events' type and
+ * data, with an item the re-send was refused on; with no business item, the same events, subject included): the
+ * producer's own loop took the refusal for a failure.
  *
  * A correct producer that checks whether a step is done by reading (not by a conditional write) re-sends nothing and is
  * named too: derive the ids and write with `transactWriteOnce`, as the docs ask.
@@ -122,7 +125,7 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
     const contents = eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId)));
     return contents.includes(undefined) ? undefined : JSON.stringify((contents as string[]).sort());
   };
-  const facts: StepFacts = { types: (request) => typeList(request.eventIds), content: (request) => stepContentOf(request.eventIds, eventsById) };
+  const facts: StepFacts = { events: (request) => eventContentsOf(request.eventIds, eventsById), content: (request) => stepContentOf(request.eventIds, eventsById) };
   const repeats: Repeat[] = [];
   for (const command of [...byCommand.keys()].sort((a, b) => a - b)) {
     const attempts = byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt);
@@ -166,9 +169,9 @@ function repeatsOf(requests: ReadonlyMap<string, readonly OutboxRequest[]>, even
   return repeats;
 }
 
-/** What a step is, read from a request: its event types (sorted; none when an event is unknown) and its events' content with their subjects. */
+/** What a step is, read from a request: its events' type and data each (ids and subjects left out), and its events' content with their subjects; none when an event is unknown. */
 interface StepFacts {
-  readonly types: (request: OutboxRequest) => readonly string[] | undefined;
+  readonly events: (request: OutboxRequest) => readonly string[] | undefined;
   readonly content: (request: OutboxRequest) => string | undefined;
 }
 
@@ -195,20 +198,26 @@ function reRuns(all: readonly { readonly attempt: number; readonly request: Outb
 }
 
 /**
- * Whether the attempt of the request at `at` goes on, after it, to commit under new ids the step `commit` committed:
- * a transaction that writes every business item `commit` wrote with (at least) its event types; for a commit with no
- * business item, one whose events carry its events' type, subject and data.
+ * Whether the attempt of the request at `at` goes on, after it, to commit under new ids the step `commit` committed: a
+ * transaction whose events carry (at least) `commit`'s events' type and data, their ids and subjects left out, and that
+ * writes one of the business items whose condition refused the request at `at` among those `commit` wrote (when the
+ * refusal named none of them, one of the items `commit` wrote). A step also writing an item under an id drawn per
+ * attempt (a ledger row) is written again all the same; the next step on the same item (another status, another line)
+ * carries other data. For a commit with no business item: a transaction whose events carry its events' type, subject and
+ * data.
  */
 function writtenAgainAfter(all: readonly { readonly attempt: number; readonly request: OutboxRequest }[], at: number, commit: OutboxRequest, facts: StepFacts): boolean {
-  const attempt = all[at]!.attempt;
+  const { attempt, request: refused } = all[at]!;
   const items = commit.items ?? [];
-  const types = facts.types(commit);
+  const named = items.filter((item) => (refused.refusedItems ?? []).includes(item));
+  const targets = named.length > 0 ? named : items;
+  const events = facts.events(commit);
   const content = facts.content(commit);
   return all.some(({ attempt: laterAttempt, request: later }, index) => {
     if (index <= at || laterAttempt !== attempt || !later.applied || later.eventIds.some((eventId) => commit.eventIds.includes(eventId))) return false;
     if (items.length === 0) return content !== undefined && facts.content(later) === content;
-    const laterTypes = facts.types(later);
-    return types !== undefined && laterTypes !== undefined && includesAll(laterTypes, types) && items.every((item) => (later.items ?? []).includes(item));
+    const laterEvents = facts.events(later);
+    return events !== undefined && laterEvents !== undefined && includesAll(laterEvents, events) && targets.some((item) => (later.items ?? []).includes(item));
   });
 }
 
@@ -230,6 +239,12 @@ function includesAll(all: readonly string[], some: readonly string[]): boolean {
 /** Whether the invocation did not see the request applied: its reply lost, or its process crashed after it. */
 function unseen(request: OutboxRequest): boolean {
   return request.fault === 'lose-response' || request.fault === 'crash-after';
+}
+
+/** Each event's type and data (see `contentOfEvent`), in request order; none when an event is unknown. */
+function eventContentsOf(eventIds: readonly string[], eventsById: ReadonlyMap<string, SimulatedEvent>): string[] | undefined {
+  const contents = eventIds.map((eventId) => contentOfEvent(eventsById.get(eventId)));
+  return contents.includes(undefined) ? undefined : (contents as string[]);
 }
 
 /** The events' type, subject and data, their ids left out, sorted: what a step with no business item writes; none when an event is unknown. */

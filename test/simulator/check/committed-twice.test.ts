@@ -244,4 +244,84 @@ describe('checkCommittedTwice', () => {
       for (const requests of [ownLines, addedAcross, addedWithin]) expect(checkCommittedTwice('Shop/Reserve', requests, deposits)).toEqual([]);
     });
   });
+
+  describe('review r18a', () => {
+    const account = 'Accounts {"pk":"acct-1"}';
+    const row = (id: string) => `Accounts {"pk":"ROW#${id}"}`;
+    const order = 'Orders {"pk":"ord-1"}';
+    const counter = 'Inventory {"pk":"sku-1"}';
+    const facts = new Map([
+      event('d-1', 'Deposited', 'acct-1', { cents: 100 }),
+      event('d-2', 'Deposited', 'acct-1', { cents: 100 }),
+      event('d-3', 'Deposited', 'acct-1', { cents: 100 }),
+      // a state machine under random event ids, each transition conditional on the order's status
+      event('s-1', 'OrderStatusChanged', 'ord-1', { status: 'PLACED' }),
+      event('s-2', 'OrderStatusChanged', 'ord-1', { status: 'PLACED' }),
+      event('s-3', 'OrderStatusChanged', 'ord-1', { status: 'CONFIRMED' }),
+      // lines of one shape (the data names the sku, not the line), each on its own line item, random event ids
+      event('la-1', 'LineReserved', 'order-1', { sku: 'sku-1' }),
+      event('la-2', 'LineReserved', 'order-1', { sku: 'sku-1' }),
+      event('lb-2', 'LineReserved', 'order-1', { sku: 'sku-1' }),
+      event('lb-1', 'LineReserved', 'order-1', { sku: 'sku-1' }),
+      // two identical lines added to one order item, ids from the command
+      event('added-order-1-0', 'LineAdded', 'order-1', { sku: 'sku-1' }),
+      event('added-order-1-1', 'LineAdded', 'order-1', { sku: 'sku-1' }),
+    ]);
+    const commit = (eventIds: string[], items: string[], fault?: string): OutboxRequest => ({ ...applied(eventIds, fault), items });
+    const refusal = (eventIds: string[], items: string[], refusedItems: string[]): OutboxRequest => ({ ...refused(eventIds), items, refusedItems });
+    const lineItem = (line: string) => `Lines {"pk":"order-1-${line}"}`;
+
+    test('R18A-1: a version (If-Match) refusal on the account, then a re-read and a deposit again whose transaction also puts a ledger row under a random id: named', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['d-1'], [account, row('r1')], 'lose-response')]],
+        ['producer|0|2', [refusal(['d-2'], [account, row('r2')], [account]), commit(['d-3'], [account, row('r3')])]],
+      ]);
+      const [finding, ...rest] = checkCommittedTwice('Bank/Deposit', requests, facts);
+      expect(rest).toEqual([]);
+      expect(finding?.causes).toMatchObject([{ eventIds: ['d-1', 'd-3'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
+    test('R18A-1: the same inside one attempt, by the loop\'s retry under a new id or after the SDK\'s re-send (the ledger row refused too, by its attribute_not_exists): named "within attempt"', () => {
+      const loop = new Map([['producer|0|1', [commit(['d-1'], [account, row('r1')], 'lose-response'), refusal(['d-2'], [account, row('r2')], [account]), commit(['d-3'], [account, row('r3')])]]]);
+      const resend = new Map([['producer|0|1', [commit(['d-1'], [account, row('r1')], 'lose-response'), refusal(['d-1'], [account, row('r1')], [account, row('r1')]), commit(['d-3'], [account, row('r3')])]]]);
+      for (const requests of [loop, resend]) {
+        expect(checkCommittedTwice('Bank/Deposit', requests, facts)[0]?.causes).toMatchObject([{ eventIds: ['d-1', 'd-3'], command: { number: 1, committedAt: 1, committedAgainAt: 1 } }]);
+      }
+    });
+
+    test('R18A-9, not named: two conditional transitions of one order (NEW->PLACED refused as done, then PLACED->CONFIRMED), random event ids, across attempts and inside one', () => {
+      const across = new Map([
+        ['producer|0|1', [commit(['s-1'], [order], 'lose-response')]],
+        ['producer|0|2', [refusal(['s-2'], [order], [order]), commit(['s-3'], [order])]],
+      ]);
+      const within = new Map([['producer|0|1', [commit(['s-1'], [order], 'lose-response'), refusal(['s-2'], [order], [order]), commit(['s-3'], [order])]]]);
+      for (const requests of [across, within]) expect(checkCommittedTwice('Shop/PlaceAndConfirm', requests, facts)).toEqual([]);
+    });
+
+    test('not named: lines of one shape under random ids, each on its own line item and a shared counter, the retry refused by the line it had reserved, then the next line', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['la-1'], [lineItem('a'), counter], 'crash-after')]],
+        ['producer|0|2', [refusal(['la-2'], [lineItem('a'), counter], [lineItem('a')]), commit(['lb-2'], [lineItem('b'), counter])]],
+      ]);
+      expect(checkCommittedTwice('Shop/Reserve', requests, facts)).toEqual([]);
+    });
+
+    test('a refusal on a shared counter that comes after the retry committed line b again (lines written in any order, line keys drawn per attempt): it excuses neither line, named', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['la-1'], [lineItem('r1'), counter]), commit(['lb-1'], [lineItem('r2'), counter], 'crash-after')]],
+        ['producer|0|2', [commit(['lb-2'], [lineItem('r4'), counter]), refusal(['la-2'], [lineItem('r3'), counter], [counter])]],
+      ]);
+      const [finding] = checkCommittedTwice('Shop/Reserve', requests, facts);
+      // the two lines carry the same data: the repeat is paired with the first of them
+      expect(finding?.causes).toMatchObject([{ eventIds: ['la-1', 'lb-2'], command: { number: 1, committedAt: 1, committedAgainAt: 2 } }]);
+    });
+
+    test('not named: two identical lines added to one order item, ids from the command, the retry re-sending the first (refused) and adding the second', () => {
+      const requests = new Map([
+        ['producer|0|1', [commit(['added-order-1-0'], [order], 'crash-after')]],
+        ['producer|0|2', [refusal(['added-order-1-0'], [order], [order]), commit(['added-order-1-1'], [order])]],
+      ]);
+      expect(checkCommittedTwice('Shop/AddLines', requests, facts)).toEqual([]);
+    });
+  });
 });
