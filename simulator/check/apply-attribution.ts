@@ -13,7 +13,9 @@
  *   invocation crashed once the call was applied, at it or at a later write (a redelivery after a crash), the inbox
  *   record of the earlier commit had expired (the deduplication window shorter than the redelivery's delay), the two
  *   commits wrote different aggregate items (a key that differs between invocations of one event, e.g. computed from
- *   the processing time);
+ *   the processing time); for a lease or multi-step effect, the scenario's operator resolved the event's blocked step
+ *   `TRY_AGAIN` after the earlier application (its decision, not the fault that blocked the step, let the effect run
+ *   again: `operator-retried-applied-step`);
  * - an event committed once whose count is still too high ran its handler more than once for that one commit (earlier
  *   attempts refused, or failed before their commit): state kept between attempts (a module-level cache written back)
  *   carried their work into the committed values;
@@ -111,6 +113,8 @@ interface ReadSeen {
 
 interface InvocationSeen {
   readonly number: number;
+  /** Its place among the invocations of every watched function, in the order they ended (from 1). */
+  readonly order: number;
   readonly atMs: number;
   readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly eventId?: string; readonly subject?: string }[];
   readonly outcome: InvocationOutcome;
@@ -132,6 +136,17 @@ interface Application {
   readonly rerunAfter?: WriteSeen;
 }
 
+/** A resolution the scenario's operator made of a blocked step (simulator/run/operator.ts). */
+interface ResolutionSeen {
+  readonly subscriber: string;
+  readonly eventId: string;
+  readonly step: string;
+  readonly status: 'SUCCESS' | 'TRY_AGAIN';
+  /** How many invocations (of every watched function) had ended when it was made. */
+  readonly afterInvocations: number;
+  readonly atMs: number;
+}
+
 /** The applications of each event per consumer function, and how each one after the first came about. */
 export class ApplyAttribution {
   private readonly consumers = new Map<string, AttributedConsumer>();
@@ -142,6 +157,10 @@ export class ApplyAttribution {
   /** DynamoDB's answers so far, to the watched functions' writes and reads. */
   private answers = 0;
   private readonly invocations = new Map<string, InvocationSeen[]>();
+  /** Invocations ended so far, of every watched function. */
+  private ended = 0;
+  /** The scenario's operator's resolutions of blocked steps, in the order it made them. */
+  private readonly resolutions: ResolutionSeen[] = [];
   private readonly startMs: number;
   /** Per event a watched consumer emitted, the events it was emitted for (built once, when first asked). */
   private emitted: Map<string, string[]> | undefined;
@@ -166,6 +185,7 @@ export class ApplyAttribution {
     this.pendingEnvironments.clear();
     this.pendingCalls.clear();
     this.invocations.clear();
+    this.resolutions.length = 0;
   }
 
   /** Attributes the applications of the consumer function `functionKey`. */
@@ -199,6 +219,15 @@ export class ApplyAttribution {
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
     writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, ...(request.sequence === undefined ? {} : { sequence: request.sequence }), applied: false });
     this.pending.set(`${functionKey}|${invocationKey}`, writes);
+  }
+
+  /**
+   * The scenario's operator resolved the blocked step `step` of `subscriber`'s record of `eventId` (`SUCCESS` or
+   * `TRY_AGAIN`), now: a `TRY_AGAIN` of a step whose effect had been applied is the cause of the application the
+   * redelivery then made (`operator-retried-applied-step`).
+   */
+  public onOperatorResolution(subscriber: string, eventId: string, step: string, status: 'SUCCESS' | 'TRY_AGAIN'): void {
+    this.resolutions.push({ subscriber, eventId, step, status, afterInvocations: this.ended, atMs: this.now() });
   }
 
   /** An HTTP call an invocation started to a service outside the simulator. */
@@ -244,8 +273,10 @@ export class ApplyAttribution {
     this.pending.delete(`${functionKey}|${invocationKey}`);
     this.pendingReads.delete(`${functionKey}|${invocationKey}`);
     this.pendingEnvironments.delete(`${functionKey}|${invocationKey}`);
+    this.ended += 1;
     seen.push({
       number: seen.length + 1,
+      order: this.ended,
       atMs: this.now(),
       messages: invocation.messages.map(({ messageId, receiveCount, origin }) => ({
         messageId,
@@ -490,14 +521,14 @@ export class ApplyAttribution {
         return {
           text:
             `applied twice by ${this.label(invocation, eventId)}: its ${resent.operation} on ${resent.tables.join(', ')} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
-            `(a non-idempotent write re-run by an SDK retry after a lost response): ${fixFor('sdk-retry-after-lost-response')}`,
+            `(a non-idempotent write re-run by an SDK retry after a lost response): ${fixFor('sdk-retry-after-lost-response', consumer.mode)}`,
           cause: {
             kind: 'sdk-retry-after-lost-response',
             subscriber: consumer.subscriber,
             eventIds: [eventId],
             invocations: [this.reference(invocation, eventId, 'applied')],
             requests: requestReferences(applications[0]!.writes.filter((write) => write.body === resent.body)),
-            fix: fixFor('sdk-retry-after-lost-response'),
+            fix: fixFor('sdk-retry-after-lost-response', consumer.mode),
           },
         };
       }
@@ -655,6 +686,25 @@ export class ApplyAttribution {
       }
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
     }
+    // the scenario's operator resolved the event's blocked step TRY_AGAIN after the earlier application: its decision
+    // let the redelivery run the effect again, whatever fault had blocked the step
+    const retried = this.resolutions.find(
+      (resolution) =>
+        resolution.status === 'TRY_AGAIN' &&
+        resolution.subscriber === consumer.subscriber &&
+        resolution.eventId === eventId &&
+        resolution.afterInvocations >= earlier.invocation.order &&
+        resolution.afterInvocations < later.invocation.order,
+    );
+    if (retried !== undefined) {
+      return {
+        kind: 'operator-retried-applied-step',
+        fix: fixFor('operator-retried-applied-step'),
+        text:
+          `${by}, after the scenario's operator resolved the event's blocked step '${retried.step}' TRY_AGAIN (at +${Math.round((retried.atMs - this.startMs) / 1000)} s), ` +
+          `although ${this.label(earlier.invocation, eventId)} had applied its effect${describeWrites(earlier)}: the operator's decision ran the effect again`,
+      };
+    }
     // a lease or multi-step effect run again after the invocation that completed it, or crashed after it: its inbox
     // record (completed, or the claim a crash left, which expires at the window too) had expired, and the event was claimed afresh
     const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
@@ -688,7 +738,7 @@ export class ApplyAttribution {
         text: `${by}: ${this.label(earlier.invocation, eventId)} crashed after DynamoDB applied its write, and the redelivery ran it again (a redelivery after a crash)`,
       };
     }
-    return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
+    return { kind: 'applied-again', fix: fixFor('applied-again', consumer.mode), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
   }
 
   /**

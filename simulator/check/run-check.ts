@@ -18,6 +18,7 @@ import type { FailurePathCounts, FailurePathsNotMet } from './failure-paths';
 import type { HistoryEntry } from './history';
 import type { Finding } from './invariants';
 import type { NotExercised } from './not-exercised';
+import type { AttemptEvents } from './producer-failures';
 import type { ViolationCause } from './violation-cause';
 import type { AttributedSend } from './repeated-sends';
 import type { DeadLetterQueueContents } from './unwatched-dead-letters';
@@ -138,6 +139,8 @@ export interface RunFacts extends ObservableRunFacts {
     readonly attempts: number;
     readonly probes: readonly ProducerProbeOutcome[];
     readonly committedTwice?: readonly Finding[];
+    /** What each attempt of a failed command put in the outbox (./producer-failures.ts). @default not heard */
+    readonly attemptEvents?: AttemptEvents;
   };
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */
   readonly sends: readonly AttributedSend[];

@@ -61,12 +61,25 @@ function reasonOf(finding: DeadLetterFinding): string {
 
 /** A violation per subscriber and reason for the events it never applied whose messages sit in its dead-letter queues. */
 export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean, injectedObjectFault: (eventId: string) => unknown = () => undefined): Finding[] {
-  const byReason = new Map<string, Set<string>>();
+  const causesOf = (events: readonly string[], reason: string) => ({
+    lease: subscriber.lease === undefined ? undefined : leaseOutlastsRedelivery({ subscriber: subscriber.name, ...subscriber.lease }, events, reason),
+    few: subscriber.fewReceives === undefined ? undefined : fewReceivesCause({ subscriber: subscriber.name, ...subscriber.fewReceives }, events, reason),
+  });
+  const reasonsByEvent = new Map<string, string[]>();
   for (const finding of subscriber.deadLetters) {
     const { eventId } = finding;
     if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId) || injectedObjectFault(eventId) !== undefined) continue;
     if (finding.rejectedWith !== undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
-    const reason = reasonOf(finding);
+    const reasons = reasonsByEvent.get(eventId) ?? [];
+    if (!reasons.includes(reasonOf(finding))) reasons.push(reasonOf(finding));
+    reasonsByEvent.set(eventId, reasons);
+  }
+  // an event with several dead letters (copies of its message, each with its own last failure) is counted once: under
+  // the reason whose cause the run can tell (a copy's last receive may have met a crash, another's the lease it left)
+  const byReason = new Map<string, Set<string>>();
+  for (const [eventId, reasons] of reasonsByEvent) {
+    const told = reasons.find((candidate) => Object.values(causesOf([eventId], candidate)).some((cause) => cause !== undefined));
+    const reason = told ?? reasons[0]!;
     byReason.set(reason, (byReason.get(reason) ?? new Set()).add(eventId));
   }
   const blockedHint = {
@@ -76,8 +89,7 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
   }[subscriber.operator];
   return [...byReason].map(([reason, events]) => {
     const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? `, and ${events.size - MAX_EVENTS_LISTED} more` : '');
-    const cause = subscriber.lease === undefined ? undefined : leaseOutlastsRedelivery({ subscriber: subscriber.name, ...subscriber.lease }, [...events], reason);
-    const few = subscriber.fewReceives === undefined ? undefined : fewReceivesCause({ subscriber: subscriber.name, ...subscriber.fewReceives }, [...events], reason);
+    const { lease: cause, few } = causesOf([...events], reason);
     const causes = [cause, few].filter((told) => told !== undefined);
     return {
       kind: 'unapplied-event' as const,

@@ -80,7 +80,13 @@ export type CauseKind =
    * failed receive of a valid event's message failed at a fault the run injected (a crash, a throttle, a transaction
    * conflict): transient failures, as AWS has, used up its receives and SQS moved it to the dead-letter queue.
    */
-  | 'few-receives';
+  | 'few-receives'
+  /**
+   * The scenario's operator resolved a lease or multi-step consumer's blocked step `TRY_AGAIN` although its effect had
+   * been applied: the redelivery it allowed ran the effect again. The operator's decision is the mistake, whatever
+   * fault blocked the step.
+   */
+  | 'operator-retried-applied-step';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -223,13 +229,33 @@ const FIXES: Record<CauseKind, string> = {
   'acknowledged-uncommitted':
     "report every record the runtime did not commit in batchItemFailures, on every receive, the last included (SQS then moves the message to the dead-letter queue, from where it can be redriven): return the runtime's own batch response (a wrapper that answers { batchItemFailures: [] }, or drops a record at its last receive, deletes the failed records' messages)",
   'few-receives': "raise maxReceiveCount to 5 or more (the constructs' default is 5)",
+  'operator-retried-applied-step':
+    "have the scenario's operator decide a blocked step from where its effect lands (the table or service the step writes to): TRY_AGAIN only when the effect is not there, SUCCESS when it is",
+};
+
+/**
+ * The change to make, for a kind whose fix depends on the consumer's processing mode: a lease or multi-step consumer
+ * has no transaction to write through; a lease has its handle, a multi-step consumer its steps.
+ */
+const MODE_FIXES: Partial<Record<CauseKind, Readonly<Record<string, string>>>> = {
+  'sdk-retry-after-lost-response': {
+    lease: "make the write in the lease's handle idempotent (a condition on a per-event marker, SET of a computed value instead of ADD)",
+    'multi-step': "make the step's write idempotent (a condition on a per-event marker, SET of a computed value instead of ADD)",
+  },
+  'applied-again': {
+    lease: "make the lease's effect idempotent: pass context.idempotencyKey to an API that honours it, or write with a condition on a per-event marker",
+    'multi-step': "make the step's effect idempotent: pass context.idempotencyKey to an API that honours it, or write with a condition on a per-event marker",
+  },
 };
 
 /** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */
 export const CAUSE_KINDS = Object.keys(FIXES) as readonly CauseKind[];
 
-/** The fix the report names for a kind of cause. */
-export function fixFor(kind: CauseKind): string {
-  return FIXES[kind];
+/**
+ * The fix the report names for a kind of cause; `mode`, the consumer's processing mode (`IEF_PROCESSING_MODE`), words
+ * it for that mode where the fix depends on it. @param mode @default the fix for any mode
+ */
+export function fixFor(kind: CauseKind, mode?: string): string {
+  return (mode === undefined ? undefined : MODE_FIXES[kind]?.[mode]) ?? FIXES[kind];
 }
 

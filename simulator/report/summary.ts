@@ -238,13 +238,32 @@ export function sqsSendsLine(result: SimulationResult): string | undefined {
 /** Synth warnings and errors listed in the report (the JSON result has them all). */
 const MAX_SYNTH_ANNOTATIONS_LISTED = 10;
 
+/** Longest synth message shown whole in the report (the JSON result has each whole). */
+const MAX_SYNTH_MESSAGE_CHARACTERS = 240;
+/** Longest end of a long synth message kept after its cut. */
+const MAX_SYNTH_MESSAGE_END_CHARACTERS = 160;
+
+/**
+ * A synth message, a long one cut in its middle: its beginning (what is wrong) and its last sentence with the
+ * acknowledgement that silences it (`[ack: …]`) stay, as the last sentence usually says what to change.
+ */
+function shortenedSynthMessage(message: string): string {
+  if (message.length <= MAX_SYNTH_MESSAGE_CHARACTERS) return message;
+  const ack = /\s*\[ack: [^\]]*\]$/.exec(message)?.[0] ?? '';
+  const body = message.slice(0, message.length - ack.length);
+  const lastSentence = body.lastIndexOf('. ', body.length - 2);
+  const sentenceEnd = lastSentence === -1 ? undefined : `${body.slice(lastSentence + 2)}${ack}`;
+  const end = sentenceEnd !== undefined && sentenceEnd.length <= MAX_SYNTH_MESSAGE_END_CHARACTERS ? sentenceEnd : message.slice(-MAX_SYNTH_MESSAGE_END_CHARACTERS);
+  return `${message.slice(0, MAX_SYNTH_MESSAGE_CHARACTERS - end.length - 2).trimEnd()}… ${end}`;
+}
+
 /** The synth's warnings and errors, when it reported any: a count, then one line each. */
 export function synthLines(result: SimulationResult): string[] {
   const annotations = result.synthAnnotations;
   if (annotations.length === 0) return [];
   const errors = annotations.filter(({ level }) => level === 'error').length;
   const lines = [`synth: ${annotations.length - errors} warning(s), ${errors} error(s) (cdk synth printed them too):`];
-  for (const { level, path, message } of annotations.slice(0, MAX_SYNTH_ANNOTATIONS_LISTED)) lines.push(`  [${level}] ${path}: ${truncate(message)}`);
+  for (const { level, path, message } of annotations.slice(0, MAX_SYNTH_ANNOTATIONS_LISTED)) lines.push(`  [${level}] ${path}: ${shortenedSynthMessage(message)}`);
   if (annotations.length > MAX_SYNTH_ANNOTATIONS_LISTED) lines.push(`  … and ${annotations.length - MAX_SYNTH_ANNOTATIONS_LISTED} more (--json has them all)`);
   return lines;
 }

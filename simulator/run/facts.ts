@@ -218,6 +218,14 @@ export async function readRunFacts(
       attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1,
       probes: producerProbes,
       committedTwice: drivenProducers.flatMap(({ name, functionKey }) => checkCommittedTwice(name, built.ledger.outboxRequestsByInvocation.get(functionKey) ?? new Map(), committed.eventsById)),
+      // the outbox events each attempt of a failed command put, applied or refused (the driver's invocation keys: producer|<index>|<attempt>)
+      attemptEvents: (failure) => {
+        const producer = failure.producer === undefined ? drivenProducers[0] : drivenProducers.find(({ name }) => name === failure.producer);
+        if (producer === undefined) return undefined;
+        const requests = built.ledger.outboxRequestsByInvocation.get(producer.functionKey);
+        const attempts = Array.from({ length: PRODUCER_ATTEMPTS }, (_, attempt) => (requests?.get(`producer|${failure.index}|${attempt + 1}`) ?? []).flatMap((request) => request.eventIds));
+        return { producer: producer.name, attempts };
+      },
     },
     sends,
     subscribers,

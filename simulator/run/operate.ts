@@ -58,7 +58,14 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
     try {
       for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
         const { eventsById } = await readCommittedOutbox(model, flow, client);
-        const resolved = await operatorPass(flow.subscribers, decisions, { client: operatorClient?.client ?? client, documents, clock, eventsById }, operator);
+        const resolved = await operatorPass(flow.subscribers, decisions, {
+            client: operatorClient?.client ?? client,
+            documents,
+            clock,
+            eventsById,
+            // the checks name a TRY_AGAIN of a step whose effect had been applied as the cause of its repeat
+            onResolved: (subscriber, eventId, step, status) => built.attribution.onOperatorResolution(subscriber, eventId, step, status),
+          }, operator);
         if (resolved === 0) break;
         roundsOutcome = await runRounds(flow, driven.relays, ledger, clock, undefined, driven.roundsOptions);
         rounds += roundsOutcome.rounds;

@@ -174,7 +174,8 @@ export async function redriveDeadLetters(subscriber: SubscriberView, decide: Red
         subscriber.queue.send({
           body: message.body,
           messageAttributes: { ...message.messageAttributes },
-          origin: { via: 'moved-back', eventId: message.origin.eventId, subscription: subscriber.subscription.key },
+          // the event's subject too: the checks tell by it which event of a batch a write was made for
+          origin: { via: 'moved-back', eventId: message.origin.eventId, ...(message.origin.subject === undefined ? {} : { subject: message.origin.subject }), subscription: subscriber.subscription.key },
         });
         deadLetterQueue.delete(message.receiptHandle);
         moved += 1;
@@ -191,7 +192,14 @@ export async function redriveDeadLetters(subscriber: SubscriberView, decide: Red
 export async function operatorPass(
   subscribers: readonly SubscriberView[],
   decisions: Readonly<Record<string, OperatorDecision>>,
-  deps: { readonly client: DynamoDBClient; readonly documents: DynamoDBDocumentClient; readonly clock: VirtualClock; readonly eventsById: ReadonlyMap<string, SimulatedEvent> },
+  deps: {
+    readonly client: DynamoDBClient;
+    readonly documents: DynamoDBDocumentClient;
+    readonly clock: VirtualClock;
+    readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
+    /** Told each resolution the runtime accepted (the run's checks read the decisions: check/apply-attribution.ts). @default none */
+    readonly onResolved?: (subscriber: string, eventId: string, step: string, status: OperatorResolution['status']) => void;
+  },
   figures: OperatorFigures,
 ): Promise<number> {
   let resolved = 0;
@@ -233,6 +241,7 @@ export async function operatorPass(
         figures.refused.push(`${subscriber.name} ${blocked.eventId}: ${(error as Error).message}`);
         continue;
       }
+      deps.onResolved?.(subscriber.name, blocked.eventId, blocked.step, resolution.status);
       if (resolution.status === 'SUCCESS') figures.resolvedSuccess += 1;
       else figures.resolvedTryAgain += 1;
       resolvedHere += 1;

@@ -282,6 +282,18 @@ describe('formatSummary', () => {
     expect(text).toContain("synth: 1 warning(s), 0 error(s) (cdk synth printed them too):\n  [warning] /Orders/Consumer/Resource: Function timeout is larger than the queue's visibility timeout\n");
   });
 
+  test("cuts a long synth warning in its middle: the sentence that says what to do and its acknowledgement stay (new-user trial NU18-8)", () => {
+    const message =
+      'maxReceiveCount 3 is below 5, the least AWS recommends for a queue a Lambda function reads: a valid message whose 3 receives each meet a transient failure ' +
+      '(a throttled request, an invocation that crashed or timed out, which fails its whole batch) is moved to the dead-letter queue. Set maxReceiveCount to 5 or more. ' +
+      '[ack: idempotent-event-flow:fewReceives]';
+    const text = formatSummary({ ...result([subscriber('A', 2)], ['A']), synthAnnotations: [{ level: 'warning', path: '/App/Receipts/Queue', message }] });
+
+    const line = text.split('\n').find((candidate) => candidate.startsWith('  [warning] /App/Receipts/Queue: '))!;
+    expect(line).toMatch(/^  \[warning\] \/App\/Receipts\/Queue: maxReceiveCount 3 is below 5, the least AWS recommends .*… .*Set maxReceiveCount to 5 or more\. \[ack: idempotent-event-flow:fewReceives\]$/);
+    expect(line.length).toBeLessThan(`  [warning] /App/Receipts/Queue: ${message}`.length);
+  });
+
   test("lists the unused permissions per role and per who granted them: the library's grant methods and constructs first, the user's last", () => {
     const permission = (action: string, resource: string, grantedBy: string) => ({ policy: 'App/Orders/Billing/Function/Role/DefaultPolicy/Resource', statement: '1', action, resource, grantedBy });
     const iam = {

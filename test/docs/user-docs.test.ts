@@ -453,3 +453,11 @@ describe('issue 30: what users of split stacks and of the outbox read', () => {
     for (const limit of [hook!, config![1]!, config![2]!]) expect(Number(limit.replace(/_/g, ''))).toBeGreaterThan(START_HANG_LIMIT_MS);
   });
 });
+
+describe('docs/SIMULATOR.md, "Transaction conflicts"', () => {
+  test("tells the runtime's contention retry as PROCESSING-MODES.md does: bounded by the invocation's time, not a count (new-user trial NU18-4)", () => {
+    const conflicts = section(SIMULATOR, 'Transaction conflicts');
+    expect(conflicts).toContain('the bound is time, not a count');
+    expect(conflicts).not.toMatch(/up to \d+ times/);
+  });
+});

@@ -6,5 +6,5 @@ export const producerFailuresRule: RunWideCheck = {
   name: 'producer-failed',
   checks: 'no producer command failed every attempt',
   scope: 'run',
-  check: (facts) => checkProducerFailures(facts.producer.figures, facts.producer.attempts),
+  check: (facts) => checkProducerFailures(facts.producer.figures, facts.producer.attempts, facts.producer.attemptEvents),
 };

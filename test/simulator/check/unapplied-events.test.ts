@@ -138,6 +138,26 @@ describe('unapplied-event', () => {
     }
     const lease = (mode: string, leaseSeconds: string) => ({ environment: { IEF_PROCESSING_MODE: mode, IEF_LEASE_DURATION_SECONDS: leaseSeconds }, visibilityTimeoutSeconds: 180 });
 
+    test('an event with two dead letters (two copies), one last failed at a crash, one at the live lease: counted once, under the lease, with its cause (new-user trial NU18-7)', () => {
+      const kit = subscriberKit({ maxReceiveCount: 1, visibilityTimeoutSeconds: 180 });
+      kit.deliver('event-1');
+      kit.deliver('event-1');
+      kit.deliver('event-2');
+      const [crashed, refused, other] = receiveAll(kit.queue);
+      kit.ledger.lastFailure.set(crashed!.messageId, 'the function crashed at DynamoDB request 7 (after DynamoDB applied it)');
+      for (const message of [refused!, other!]) {
+        kit.ledger.lastFailure.set(message.messageId, "the runtime reported: MessageInProgressError: event 'x' is being processed by another delivery; retried later");
+      }
+      kit.clock.advanceBy(181_000);
+      kit.queue.receive(10);
+
+      const violations = checkUnappliedEvents({ ...outcome(kit), lease: lease('lease', '900') }, () => false);
+
+      expect(violations.map((violation) => [violation.detail.match(/\(events [^)]*\)/)?.[0], violation.causes?.map((cause) => cause.kind)])).toEqual([
+        ['(events event-1, event-2)', ['lease-outlasts-redelivery']],
+      ]);
+    });
+
     test('a lease of 3600 s under a visibility timeout of 180 s: the setting, its value, the most the run allowed (180 s less the 5 s allowance)', () => {
       const violations = checkUnappliedEvents({ ...outcome(inProgressKit()), lease: lease('lease', '3600') }, () => false);
 

@@ -55,7 +55,7 @@ describe('structured causes', () => {
           { operation: 'UpdateItem', tables: ['Counters'], count: 1, fault: 'lose-response' },
           { operation: 'UpdateItem', tables: ['Counters'], count: 1 },
         ],
-        fix: fixFor('sdk-retry-after-lost-response'),
+        fix: fixFor('sdk-retry-after-lost-response', 'multi-step'),
       },
     ]);
   });

@@ -42,6 +42,15 @@ describe('the operator redrive', () => {
     expect(checkDeliveries(shipping, shippingFindings, kit.ledger)).toEqual([]);
   });
 
+  test("a moved-back message keeps its event's subject: the checks tell by it which event a write of a batch was made for (new-user trial NU18-2)", async () => {
+    const kit = subscriberKit({ maxReceiveCount: 1 });
+    kit.deadLetterQueue.send({ body: JSON.stringify({ id: 'order-placed-order-23', subject: 'order-23' }), origin: { via: 'send-message', eventId: 'order-placed-order-23', subject: 'order-23' } });
+
+    expect((await redriveDeadLetters(kit.subscriber, admitAll)).moved).toBe(1);
+
+    expect(kit.queue.messages().map(({ origin }) => [origin.via, origin.eventId, origin.subject])).toEqual([['moved-back', 'order-placed-order-23', 'order-23']]);
+  });
+
   test('a moved-back message that SQS moves again is explained by its new failures, not by the reason of its earlier dead letter', async () => {
     // GIVEN a message blocked for an operator, moved back by the redrive
     const kit = subscriberKit({ maxReceiveCount: 1 });

@@ -244,14 +244,14 @@ function jsonViolations(result: SimulationResult): ViolationJson[] {
 /**
  * Asserts the run names `kind` for `subscriber` (undefined: a producer's cause) in both outputs: --json carries it as a
  * structured cause on a violation of `violationKind`, with events and the fix; the text prints `cause: <kind>` and the
- * fix under that violation. Returns the cause.
+ * fix under that violation (the fix worded for the subscriber's processing `mode`, when given). Returns the cause.
  */
-function expectCause(result: SimulationResult, violationKind: string, kind: CauseKind, subscriber?: string): ViolationCause {
+function expectCause(result: SimulationResult, violationKind: string, kind: CauseKind, subscriber?: string, mode?: string): ViolationCause {
   const violations = jsonViolations(result);
   const carrying = violations.find((violation) => violation.kind === violationKind && violation.subscriber === subscriber && violation.causes?.some((cause) => cause.kind === kind));
   expect(carrying, JSON.stringify(violations, undefined, 1)).toBeDefined();
   const cause = carrying!.causes!.find((candidate) => candidate.kind === kind)!;
-  expect(cause.fix).toBe(fixFor(kind));
+  expect(cause.fix).toBe(fixFor(kind, mode));
   expect(cause.eventIds.length).toBeGreaterThan(0);
   if (subscriber !== undefined) expect(cause.subscriber).toBe(subscriber);
   // the text: the violation's line, then its cause line with the fix
@@ -259,10 +259,10 @@ function expectCause(result: SimulationResult, violationKind: string, kind: Caus
   // the violation's line prints its detail without the fix its cause line prints
   const line = `[${violationKind}]${subscriber === undefined ? '' : ` ${subscriber}:`} ${printedDetail(carrying!.detail, carrying!.causes!)}`;
   expect(text).toContain(line);
-  expect(line).not.toContain(fixFor(kind));
+  expect(line).not.toContain(fixFor(kind, mode));
   const after = text.slice(text.indexOf(line) + line.length).split('\n').slice(1);
   const causeLines = after.slice(0, after.findIndex((next) => !next.startsWith('      cause: ')));
-  expect(causeLines.some((next) => next.startsWith(`      cause: ${kind} (event(s) `) && next.endsWith(`; fix: ${fixFor(kind)}`)), text).toBe(true);
+  expect(causeLines.some((next) => next.startsWith(`      cause: ${kind} (event(s) `) && next.endsWith(`; fix: ${fixFor(kind, mode)}`)), text).toBe(true);
   return cause;
 }
 
@@ -411,7 +411,7 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(found, 'no seed of 1-5 applied an order twice').toBeDefined();
 
     // THEN the run names the cause in text and --json: one invocation applied it twice, the ADD's lost response and its resend
-    const cause = expectCause(found!.result, 'effect-count', 'sdk-retry-after-lost-response', 'Billing');
+    const cause = expectCause(found!.result, 'effect-count', 'sdk-retry-after-lost-response', 'Billing', 'multi-step');
     expect(cause.invocations).toEqual([expect.objectContaining({ role: 'applied' })]);
     expect(cause.requests).toEqual([
       expect.objectContaining({ operation: 'UpdateItem', fault: 'lose-response', count: 1 }),
