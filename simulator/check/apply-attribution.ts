@@ -576,19 +576,21 @@ export class ApplyAttribution {
 
   /**
    * Whether an aggregate's applied commit listing the event added it to its item's processed ids: the item's previous
-   * applied commit (in the order invocations ended, then requests were sent) did not list it. A later event's commit
-   * keeps the earlier ids in the list; it is no application of them (the runtime skipped them, as listed).
+   * applied commit did not list it. Previous in the order DynamoDB applied them (its answers; the order invocations ended,
+   * then requests were sent, when an answer's place is unknown): invocations run at once, and one that ends first may
+   * have committed after another's commit added the event. A later event's commit keeps the earlier ids in the list; it
+   * is no application of them (the runtime skipped them, as listed).
    */
   private addsToAggregate(functionKey: string, consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
     const item = itemKeyOf([write], this.keyAttributes);
-    let previous: WriteSeen | undefined;
-    for (const invocation of this.invocations.get(functionKey) ?? []) {
-      for (const candidate of invocation.writes) {
-        if (candidate === write) return previous === undefined || !isCommitOf(consumer, previous, eventId);
-        if (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item) previous = candidate;
-      }
-    }
-    return true;
+    const commits = (this.invocations.get(functionKey) ?? []).flatMap((invocation) =>
+      invocation.writes.filter((candidate) => candidate === write || (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item)),
+    );
+    // a stable sort: the writes whose answer the run did not place keep the order of their invocations' ends
+    const ordered = commits.every((candidate) => candidate.answered !== undefined) ? [...commits].sort((a, b) => a.answered! - b.answered!) : commits;
+    const at = ordered.indexOf(write);
+    const previous = at > 0 ? ordered[at - 1] : undefined;
+    return previous === undefined || !isCommitOf(consumer, previous, eventId);
   }
 
   /** How `later` came to apply the event again after `earlier`. */
