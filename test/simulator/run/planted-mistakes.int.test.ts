@@ -450,6 +450,35 @@ describe('a mistake upstream of a correct subscriber is named upstream, and the 
   });
 });
 
+describe('a subscriber that publishes its follow-up with an outbox write of its own, the downstream probe a tally per customer (new-user trial NU18-1, NU18-3; 8 orders)', () => {
+  test('OutboxWriteTally: every count is right, yet the run fails with follow-up-committed-twice at Billing, naming the received event, both follow-ups, the invocations and tx.emit; the correct Loyalty is not blamed', async () => {
+    // GIVEN Billing issues InvoiceIssued with a second outbox transaction (random id), and Loyalty credits points per customer (correct)
+    let result: SimulationResult | undefined;
+    for (const seed of SEEDS) {
+      result = await simulate('OutboxWriteTally', seed, 8);
+      // 8 OrderPlaced (ids from the command) and one InvoiceIssued each: more committed means an invoice committed again
+      if (result.relay.committedEvents > 16) break;
+    }
+    expect(result!.relay.committedEvents, 'no seed of 1-3 made Billing commit an invoice twice').toBeGreaterThan(16);
+
+    // THEN the run fails at Billing, with no probe of Billing's invoices: the cause, the received event, the follow-ups and the invocations
+    const cause = expectCause(result!, 'follow-up-committed-twice', 'outbox-write-outside-transaction', 'Billing');
+    expect(cause.receivedEventId).toEqual(expect.any(String));
+    expect(cause.eventIds.length).toBeGreaterThanOrEqual(2);
+    expect(cause.invocations.map((invocation) => invocation.role)).toEqual(['applied', ...cause.invocations.slice(1).map(() => 'applied-again')]);
+    expect(cause.invocations.every((invocation) => invocation.receive !== undefined)).toBe(true);
+    const violation = jsonViolations(result!).find((candidate) => candidate.kind === 'follow-up-committed-twice')!;
+    expect(violation.detail).toMatch(/^the subscriber Billing committed the follow-up of \d+ received event\(s\) again under a new id: event \S+, received by invocation #\d+ \(receive \d+, at \+\d+ s\) and again by invocation #\d+/);
+    expect(result!.violations.filter((candidate) => candidate.kind === 'follow-up-committed-twice')).toHaveLength(1);
+
+    // AND the correct Loyalty, whose per-customer tally is right, is named nowhere
+    for (const found of jsonViolations(result!)) {
+      expect(found.subscriber, JSON.stringify(found)).not.toBe('Loyalty');
+      expect(found.causes?.filter((candidate) => candidate.subscriber === 'Loyalty') ?? [], JSON.stringify(found)).toEqual([]);
+    }
+  });
+});
+
 describe('a consumer wrong on its own beside a producer wrong on its own: each named for the counts it made (12 orders)', () => {
   test('RandomIdFailsAfterMail: Notifications mailed each event twice (its own applied-again, even for the ids of a command committed twice); the correct Billing\'s counts are the producer\'s', async () => {
     // GIVEN PlaceOrder draws a new event id per attempt, and Notifications fails its first attempt of each event after the mail
