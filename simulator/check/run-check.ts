@@ -139,6 +139,11 @@ export interface RunFacts extends ObservableRunFacts {
     readonly probes: readonly ProducerProbeOutcome[];
     readonly committedTwice?: readonly Finding[];
   };
+  /**
+   * The follow-ups a subscriber committed again at a redelivery, under a new id, with an outbox write outside its inbox
+   * transaction (./follow-ups-committed-twice.ts). @default none
+   */
+  readonly followUpsCommittedTwice?: readonly Finding[];
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */
   readonly sends: readonly AttributedSend[];
   readonly subscribers: readonly SubscriberFacts[];

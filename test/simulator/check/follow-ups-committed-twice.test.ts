@@ -87,6 +87,14 @@ describe('checkFollowUpsCommittedTwice', () => {
     expect(checkFollowUpsCommittedTwice('Billing', flow.attribution.followUps('Fn'), typeOf)).toEqual([]);
   });
 
+  test('an outbox write of its own that DynamoDB never applied (the process crashed before it), then the redelivery\'s, applied: the follow-up committed once', () => {
+    const flow = billing();
+    flow.invoke([['o-1', 1]], [{ ...ownWrite(false, 'billed-a'), fault: 'crash-before' }], { kind: 'crashed', atRequest: 1, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['o-1', 2]], [ownWrite(true, 'billed-b'), { body: commit('o-1'), applied: true }]);
+    expect(checkFollowUpsCommittedTwice('Billing', flow.attribution.followUps('Fn'), typeOf)).toEqual([]);
+  });
+
   test('one follow-up of each of two types, two events of one type in one write, and one id written twice (the same event, overwritten): none is a follow-up committed twice', () => {
     const flow = billing();
     flow.invoke([['o-1', 1]], [ownWrite(true, 'billed-a'), ownWrite(true, 'receipt-a'), { body: commit('o-1'), applied: true }]);
