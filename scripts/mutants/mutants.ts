@@ -2839,4 +2839,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const againIndex = heard.attempts.findIndex((ids, index) => index > firstIndex && ids.length > 0);',
     tests: ['test/simulator/check/producer-failures.test.ts'],
   },
+  {
+    id: 'follow-up-twice-needs-three-writes',
+    breaks: "follow-up-committed-twice (NU18-1): a subscriber's outbox write of its own that commits the follow-up again under a new id at a redelivery is not compared with the earlier one, so a Billing that publishes OrderBilled with outbox.transactWrite instead of tx.emit passes as OK when the downstream probe tallies per customer",
+    file: 'simulator/check/follow-ups-committed-twice.ts',
+    find: '      if (committing.length < 2 || committing.every(({ write }) => write.inCommit)) continue;',
+    replace: '      if (committing.length < 3 || committing.every(({ write }) => write.inCommit)) continue;',
+    tests: ['test/simulator/check/follow-ups-committed-twice.test.ts'],
+  },
+  {
+    id: 'follow-up-twice-counts-unapplied',
+    breaks: "follow-up-committed-twice (NU18-1): an outbox write of the handler's own that DynamoDB never applied (the process crashed before it) counts as a follow-up committed, so the redelivery that commits the follow-up once is named",
+    file: 'simulator/check/apply-attribution.ts',
+    find: '        if (!write.applied) continue;\n        const eventIds = writtenOutboxEvents(write.operation, Buffer.from(write.body));',
+    replace: '        const eventIds = writtenOutboxEvents(write.operation, Buffer.from(write.body));',
+    tests: ['test/simulator/check/follow-ups-committed-twice.test.ts'],
+  },
+  {
+    id: 'aggregate-previous-commit-by-end',
+    breaks: "simulate (NU18-3): an aggregate's previous commit of an item is the one whose invocation ended before, not the one DynamoDB applied before, so a correct aggregate consumer whose copies of an event ran at once is told applied-again beside an upstream cause",
+    file: 'simulator/check/apply-attribution.ts',
+    find: '    const ordered = commits.every((candidate) => candidate.answered !== undefined) ? [...commits].sort((a, b) => a.answered! - b.answered!) : commits;',
+    replace: '    const ordered = commits;',
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
 ];

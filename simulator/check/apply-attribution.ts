@@ -147,6 +147,20 @@ interface ResolutionSeen {
   readonly atMs: number;
 }
 
+/** An applied write of a consumer's invocation that put outbox events, made for one event the invocation carried (see {@link ApplyAttribution.followUps}). */
+export interface FollowUpWrite {
+  /** The event the consumer received, that the write was made for. */
+  readonly receivedEventId: string;
+  /** The invocation that made it, told by its receive of that event (`role` `applied`). */
+  readonly invocation: InvocationReference;
+  /** The outbox events it put, in request order. */
+  readonly eventIds: readonly string[];
+  /** Whether it is the runtime's commit of the received event (its `tx.emit`), not an outbox write of the consumer's own. */
+  readonly inCommit: boolean;
+  /** The request, with the fault injected on it. */
+  readonly request: RequestReference;
+}
+
 /** The applications of each event per consumer function, and how each one after the first came about. */
 export class ApplyAttribution {
   private readonly consumers = new Map<string, AttributedConsumer>();
@@ -452,11 +466,7 @@ export class ApplyAttribution {
           for (const write of invocation.writes.filter((candidate) => candidate.applied)) {
             const put = writtenOutboxEvents(write.operation, Buffer.from(write.body));
             if (put.length === 0) continue;
-            // an aggregate's commit lists earlier events too: it was made for the events it added
-            const madeForWhich =
-              consumer.mode === 'aggregate' && isAggregateCommit(write)
-                ? carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) && this.addsToAggregate(functionKey, consumer, write, carriedId))
-                : carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) || (namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, carriedId)));
+            const madeForWhich = this.emittedBy(functionKey, consumer, invocation, carried, write).map(({ eventId }) => eventId);
             for (const emittedId of put) emitted.set(emittedId, [...new Set([...(emitted.get(emittedId) ?? []), ...madeForWhich])]);
           }
         }
@@ -464,6 +474,47 @@ export class ApplyAttribution {
       this.emitted = emitted;
     }
     return this.emitted.get(eventId) ?? [];
+  }
+
+  /**
+   * The carried events an applied write that put outbox events was made for, each with whether the write is the
+   * runtime's commit of it (its `tx.emit`): an aggregate's commit lists earlier events too, it was made for the events
+   * it added; a write naming no inbox key (an outbox write of the handler's own) was made for the event it names.
+   */
+  private emittedBy(functionKey: string, consumer: AttributedConsumer, invocation: InvocationSeen, carried: readonly string[], write: WriteSeen): { eventId: string; inCommit: boolean }[] {
+    if (consumer.mode === 'aggregate' && isAggregateCommit(write)) {
+      return carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) && this.addsToAggregate(functionKey, consumer, write, carriedId)).map((eventId) => ({ eventId, inCommit: true }));
+    }
+    return carried.flatMap((carriedId): { eventId: string; inCommit: boolean }[] =>
+      isCommitOf(consumer, write, carriedId) ? [{ eventId: carriedId, inCommit: true }] : namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, carriedId) ? [{ eventId: carriedId, inCommit: false }] : [],
+    );
+  }
+
+  /**
+   * The follow-ups a watched transactional or aggregate consumer committed: each applied write of its invocations that
+   * put outbox events, once per event the invocation carried that it was made for (see {@link emittedFor}), in the
+   * order DynamoDB applied them. None for another mode, or a function not watched.
+   */
+  public followUps(functionKey: string): FollowUpWrite[] {
+    const consumer = this.consumers.get(functionKey);
+    if (consumer === undefined || (consumer.mode !== 'transactional' && consumer.mode !== 'aggregate')) return [];
+    const found: { answered: number; followUp: FollowUpWrite }[] = [];
+    for (const invocation of this.invocations.get(functionKey) ?? []) {
+      const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
+      for (const write of invocation.writes) {
+        if (!write.applied) continue;
+        const eventIds = writtenOutboxEvents(write.operation, Buffer.from(write.body));
+        if (eventIds.length === 0) continue;
+        for (const { eventId, inCommit } of this.emittedBy(functionKey, consumer, invocation, carried, write)) {
+          found.push({
+            answered: write.answered ?? Number.MAX_SAFE_INTEGER,
+            followUp: { receivedEventId: eventId, invocation: this.reference(invocation, eventId, 'applied'), eventIds, inCommit, request: requestReferences([write])[0]! },
+          });
+        }
+      }
+    }
+    // a stable sort: a write whose answer the run did not place keeps the order of its invocation's end
+    return found.sort((a, b) => a.answered - b.answered).map(({ followUp }) => followUp);
   }
 
   private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
@@ -607,19 +658,21 @@ export class ApplyAttribution {
 
   /**
    * Whether an aggregate's applied commit listing the event added it to its item's processed ids: the item's previous
-   * applied commit (in the order invocations ended, then requests were sent) did not list it. A later event's commit
-   * keeps the earlier ids in the list; it is no application of them (the runtime skipped them, as listed).
+   * applied commit did not list it. Previous in the order DynamoDB applied them (its answers; the order invocations ended,
+   * then requests were sent, when an answer's place is unknown): invocations run at once, and one that ends first may
+   * have committed after another's commit added the event. A later event's commit keeps the earlier ids in the list; it
+   * is no application of them (the runtime skipped them, as listed).
    */
   private addsToAggregate(functionKey: string, consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
     const item = itemKeyOf([write], this.keyAttributes);
-    let previous: WriteSeen | undefined;
-    for (const invocation of this.invocations.get(functionKey) ?? []) {
-      for (const candidate of invocation.writes) {
-        if (candidate === write) return previous === undefined || !isCommitOf(consumer, previous, eventId);
-        if (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item) previous = candidate;
-      }
-    }
-    return true;
+    const commits = (this.invocations.get(functionKey) ?? []).flatMap((invocation) =>
+      invocation.writes.filter((candidate) => candidate === write || (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item)),
+    );
+    // a stable sort: the writes whose answer the run did not place keep the order of their invocations' ends
+    const ordered = commits.every((candidate) => candidate.answered !== undefined) ? [...commits].sort((a, b) => a.answered! - b.answered!) : commits;
+    const at = ordered.indexOf(write);
+    const previous = at > 0 ? ordered[at - 1] : undefined;
+    return previous === undefined || !isCommitOf(consumer, previous, eventId);
   }
 
   /** How `later` came to apply the event again after `earlier`. */

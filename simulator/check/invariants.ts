@@ -48,6 +48,8 @@ export type ViolationKind =
   | 'dual-write'
   /** A later attempt of a producer's command committed it again under new ids (committed-twice.ts). */
   | 'command-committed-twice'
+  /** A consumer committed a follow-up of one event it received again, under a new id, at a redelivery (follow-ups-committed-twice.ts). */
+  | 'follow-up-committed-twice'
   /** Dead letters on a queue no CloudWatch alarm of the templates watches: nobody would be told (unwatched-dead-letters.ts). */
   | 'unwatched-dead-letters'
   /** The scenario probes a subscriber's effects, and no event reached it (unreached-subscribers.ts). */

@@ -9,6 +9,7 @@ import { deliveriesRule } from './rules/deliveries';
 import { deployRulesRule } from './rules/deploy-rules';
 import { committedTwiceRule } from './rules/committed-twice';
 import { dualWritesRule } from './rules/dual-writes';
+import { followUpsCommittedTwiceRule } from './rules/follow-ups-committed-twice';
 import { effectsRule } from './rules/effects';
 import { historyRule } from './rules/history';
 import { producerFailuresRule } from './rules/producer-failures';
@@ -42,6 +43,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   producerFailuresRule,
   dualWritesRule,
   committedTwiceRule,
+  followUpsCommittedTwiceRule,
   repeatedSendsRule,
   // each subscriber, its checks together
   deliveriesRule,

@@ -142,6 +142,11 @@ export interface RunFacts extends ObservableRunFacts {
     /** What each attempt of a failed command put in the outbox (./producer-failures.ts). @default not heard */
     readonly attemptEvents?: AttemptEvents;
   };
+  /**
+   * The follow-ups a subscriber committed again at a redelivery, under a new id, with an outbox write outside its inbox
+   * transaction (./follow-ups-committed-twice.ts). @default none
+   */
+  readonly followUpsCommittedTwice?: readonly Finding[];
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */
   readonly sends: readonly AttributedSend[];
   readonly subscribers: readonly SubscriberFacts[];

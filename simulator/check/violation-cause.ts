@@ -184,6 +184,11 @@ export interface ViolationCause {
   readonly requests: readonly RequestReference[];
   /** The HTTP calls outside the simulator that show it (a call made outside the lease or a step). @default none */
   readonly calls?: readonly CallReference[];
+  /**
+   * The event the subscriber received that it committed a follow-up of more than once, for a follow-up committed again
+   * by a redelivery (`follow-up-committed-twice`; `eventIds` are then the follow-ups, the kept one first). @default none
+   */
+  readonly receivedEventId?: string;
   /** The producer's command it lies in, for a producer's cause. @default none */
   readonly command?: CommandReference;
   /** The setting it lies in. @default none */

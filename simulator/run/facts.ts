@@ -6,6 +6,7 @@
 import { iamNotEvaluated } from '../check/iam-not-evaluated';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { checkCommittedTwice } from '../check/committed-twice';
+import { checkFollowUpsCommittedTwice } from '../check/follow-ups-committed-twice';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsNotMet, failurePathsOf, requiredFailurePaths } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
@@ -227,6 +228,10 @@ export async function readRunFacts(
         return { producer: producer.name, attempts };
       },
     },
+    // a subscriber's follow-up committed again at a redelivery, probe or not (../check/follow-ups-committed-twice.ts)
+    followUpsCommittedTwice: flow.subscribers.flatMap((subscriber) =>
+      subscriber.function === undefined ? [] : checkFollowUpsCommittedTwice(subscriber.name, built.attribution.followUps(subscriber.function.key), (eventId) => committed.eventsById.get(eventId)?.type),
+    ),
     sends,
     subscribers,
     iam,

@@ -194,6 +194,7 @@ const VIOLATION_KINDS: Record<Exclude<ViolationKind, 'not-exercised'>, true> = {
   'acknowledged-failure': true,
   'dual-write': true,
   'command-committed-twice': true,
+  'follow-up-committed-twice': true,
   'unwatched-dead-letters': true,
   'nothing-reached': true,
   'valid-event-rejected': true,

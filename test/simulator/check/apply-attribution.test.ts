@@ -1,5 +1,6 @@
 /** Which invocation applied an event again, and how, from the requests and invocations a run recorded. */
 import { describe, expect, test } from 'vitest';
+import { ApplyAttribution } from '../../../simulator/check/apply-attribution';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { attributedRun as run, RETURNED } from './attribution-run';
 
@@ -345,6 +346,34 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.causes('Fn', ['e-1'])).toEqual([]);
     expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
     expect(flow.attribution.causes('Fn', ['e-2', 'e-3'])).toEqual([]);
+  });
+
+  test("an aggregate's commits are ordered as DynamoDB applied them, not as their invocations ended: a copy that ended first, committed after the commit that added the event, is no second application (new-user trial NU18-3)", () => {
+    // GIVEN Loyalty's item CUSTOMER#c: G's commit (invocation C), then E's (invocation B, a second copy of E), then F's
+    // (invocation A, carrying E's first copy too, which it skips: listed), applied in that order, the invocations ending A, C, B
+    const attribution = new ApplyAttribution(() => 1_000_000, () => ['pk']);
+    attribution.watch('Fn', { subscriber: 'Loyalty', mode: 'aggregate' });
+    const put = (index: number, ...eventIds: string[]) => ({
+      operation: 'PutItem',
+      index,
+      body: Buffer.from(JSON.stringify({ TableName: 'Loyalty', Item: { pk: { S: 'CUSTOMER#c' }, processedMessages: { L: eventIds.map((eventId) => ({ S: `${eventId} 0123456789abcdef` })) } } })),
+    });
+    const [g, e, f] = [put(1, 'g'), put(1, 'g', 'e'), put(1, 'g', 'e', 'f')];
+    attribution.onRequest('Fn', 'M|c|1', g, 'none');
+    attribution.onAnswered('Fn', 'M|c|1', g, true);
+    attribution.onRequest('Fn', 'M|b|2', e, 'none');
+    attribution.onAnswered('Fn', 'M|b|2', e, true);
+    attribution.onRequest('Fn', 'M|a|3', f, 'none');
+    attribution.onAnswered('Fn', 'M|a|3', f, true);
+    const ended = (key: string, ...events: [string, number][]) =>
+      attribution.onInvocation('Fn', key, { messages: events.map(([eventId, receiveCount]) => ({ messageId: `${key}-${eventId}`, receiveCount, origin: { eventId, via: 'sns' } })), outcome: RETURNED, failedMessageIds: [] });
+    ended('M|a|3', ['e', 3], ['f', 1]);
+    ended('M|c|1', ['g', 1]);
+    ended('M|b|2', ['e', 2]);
+
+    // THEN e was applied once (by B), and the correct consumer is told no story of it
+    expect(attribution.causes('Fn', ['e'])).toEqual([]);
+    expect(attribution.cause('Fn', ['e', 'f', 'g'])).toBeUndefined();
   });
 
   test("an aggregate's event applied to a second item is still two applications (the key that differs), the second item's later commits not counted again", () => {
