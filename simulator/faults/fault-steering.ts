@@ -65,7 +65,9 @@
  * consumer reports the record failed each time, and SQS moves the message to the dead-letter queue; the run then
  * redrives it ({@link FaultSteering.endProbes}, simulator/run/operate.ts) and expects it applied once. Every copy of the
  * event (an SNS duplicate too) is failed until the probes end. A FIFO queue is left out: a dead-lettered FIFO message lets
- * its group's later messages pass, which the ordered path's checks do not take as the probe's.
+ * its group's later messages pass, which the ordered path's checks do not take as the probe's. The event is never one a
+ * write named before (another copy of it, at a later receive, may have applied it), nor one whose own envelope `time` is
+ * too old for `dlq redrive`'s window rule to take its dead letter ({@link SteeredSubscriberOptions.probeTakes}).
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
@@ -130,8 +132,12 @@ interface SteeredFunction {
   readonly maxReceiveCount: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
-  /** Its last-receive probe, when it has one: the event chosen, once one is (see the module comment). @default none */
-  readonly probe?: { eventId?: string };
+  /**
+   * Its last-receive probe, when it has one: the event chosen, once one is; the highest receive a write of it was refused
+   * at; the events any write named before one was chosen (none of them is chosen: another copy may have applied it);
+   * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
+   */
+  readonly probe?: { eventId?: string; lastReceive?: number; readonly named: Set<string>; readonly takes: (eventTime: number | undefined) => boolean };
 }
 
 /** A subscriber's last-receive probe, as {@link FaultSteering.endProbes} gives it. */
@@ -142,6 +148,8 @@ export interface LastReceiveProbe {
   readonly subscriber: string;
   /** The event failed at every receive; undefined when no event was chosen (none reached a write at its first receive). */
   readonly eventId?: string;
+  /** The highest receive (`ApproximateReceiveCount`) at which a write of the event was refused. @default none: no event chosen */
+  readonly lastReceive?: number;
 }
 
 /** Options of {@link FaultSteering.addSubscriber}. */
@@ -152,6 +160,12 @@ export interface SteeredSubscriberOptions {
    * above 0). @default false
    */
   readonly lastReceiveProbe?: boolean;
+  /**
+   * Whether `dlq redrive`'s window rule would take a dead letter of an event whose envelope `time` is `eventTime` (epoch
+   * milliseconds; undefined when unknown) when the run redrives it: an event it would refuse is never the probe's.
+   * @default every event
+   */
+  readonly probeTakes?: (eventTime: number | undefined) => boolean;
 }
 
 /** A write site: the operation and the tables its request names, e.g. `TransactWriteItems Inbox,Ledger`. */
@@ -221,6 +235,8 @@ export interface BatchMessage {
   readonly eventId?: string;
   /** Its FIFO message group. @default none: a standard queue's message, whose failed record fails no other */
   readonly groupId?: string;
+  /** Its event's envelope `time`, epoch milliseconds. @default unknown */
+  readonly eventTime?: number;
 }
 
 /**
@@ -348,7 +364,7 @@ export class FaultSteering {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
+    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: { named: new Set<string>(), takes: options.probeTakes ?? (() => true) } } : {};
     this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe });
   }
 
@@ -360,7 +376,9 @@ export class FaultSteering {
   public endProbes(): LastReceiveProbe[] {
     this.probesEnded = true;
     return [...this.functions].flatMap(([functionKey, steered]) =>
-      steered.probe === undefined ? [] : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }) }],
+      steered.probe === undefined
+        ? []
+        : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }), ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }) }],
     );
   }
 
@@ -374,12 +392,20 @@ export class FaultSteering {
     if (probe === undefined || this.probesEnded) return undefined;
     const messages = invocation.messages ?? [];
     const chosen = named === undefined ? undefined : messages.find((message) => message.eventId === named);
-    // a FIFO message is never chosen (see the module comment), whatever the caller asked
-    if (probe.eventId === undefined && chosen?.receiveCount === 1 && chosen.groupId === undefined) probe.eventId = named;
+    // a FIFO message is never chosen (see the module comment), whatever the caller asked; nor an event a write named
+    // before (another copy may have applied it: the chosen copy would then be acknowledged as a duplicate), nor one whose
+    // own time dlq redrive's window rule would refuse
+    if (probe.eventId === undefined && named !== undefined) {
+      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !probe.named.has(named) && probe.takes(chosen.eventTime)) probe.eventId = named;
+      else probe.named.add(named);
+    }
     if (probe.eventId === undefined) return undefined;
     // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
     // which after the probe's failed record may be the next record's own (its handler's write before its commit)
-    if (named === probe.eventId) return 'conflict';
+    if (named === probe.eventId) {
+      probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen?.receiveCount ?? 0);
+      return 'conflict';
+    }
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
     // nor does the steering below take the probe's event as the target of such a write
     if (target === probe.eventId) return planned;

@@ -62,7 +62,7 @@ function notSteeredText(row: SubscriberReport): string | undefined {
   const notSteered = row.failurePathsNotSteered;
   const missed = notSteered?.paths.filter((path) => row.failurePaths[path] === 0) ?? [];
   if (notSteered === undefined || missed.length === 0) return undefined;
-  return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount)})`;
+  return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount, notSteered.probed === true)})`;
 }
 
 /**
