@@ -43,7 +43,7 @@ export function checkLastReceiveProbes(probes: readonly LastReceiveProbeOutcome[
     if (probe.state !== 'acknowledged' || probe.eventId === undefined) return [];
     const fix = fixFor('acknowledged-uncommitted');
     const cause: ViolationCause = { kind: 'acknowledged-uncommitted', subscriber: probe.subscriber, eventIds: [probe.eventId], invocations: [], requests: [], fix };
-    const receive = probe.lastReceive === undefined ? 'its last receive' : `receive ${probe.lastReceive}, its last`;
+    const receive = probe.lastReceive === undefined ? 'every receive' : `every receive, up to receive ${probe.lastReceive}`;
     return [
       {
         kind: 'lost' as const,

@@ -137,7 +137,11 @@ interface SteeredFunction {
    * at; the events any write named before one was chosen (none of them is chosen: another copy may have applied it);
    * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
    */
-  readonly probe?: { eventId?: string; lastReceive?: number; readonly named: Set<string>; readonly takes: (eventTime: number | undefined) => boolean };
+  readonly probe?: { eventId?: string; lastReceive?: number };
+  /** The events a write named while its probe had chosen none (see {@link probe}). @default none */
+  readonly probeNamed?: Set<string>;
+  /** Whether dlq redrive's window rule takes an event by its own time ({@link SteeredSubscriberOptions.probeTakes}). @default every event */
+  readonly probeTakes?: (eventTime: number | undefined) => boolean;
 }
 
 /** A subscriber's last-receive probe, as {@link FaultSteering.endProbes} gives it. */
@@ -364,8 +368,9 @@ export class FaultSteering {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: { named: new Set<string>(), takes: options.probeTakes ?? (() => true) } } : {};
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe });
+    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
+    const probeChoice = { probeNamed: new Set<string>(), ...(options.probeTakes === undefined ? {} : { probeTakes: options.probeTakes }) };
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe, ...probeChoice });
   }
 
   /**
@@ -396,16 +401,15 @@ export class FaultSteering {
     // before (another copy may have applied it: the chosen copy would then be acknowledged as a duplicate), nor one whose
     // own time dlq redrive's window rule would refuse
     if (probe.eventId === undefined && named !== undefined) {
-      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !probe.named.has(named) && probe.takes(chosen.eventTime)) probe.eventId = named;
-      else probe.named.add(named);
+      const namedBefore = steered.probeNamed?.has(named) === true;
+      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !namedBefore && (steered.probeTakes?.(chosen.eventTime) ?? true)) probe.eventId = named;
+      else steered.probeNamed?.add(named);
     }
     if (probe.eventId === undefined) return undefined;
     // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
     // which after the probe's failed record may be the next record's own (its handler's write before its commit)
-    if (named === probe.eventId) {
-      probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen?.receiveCount ?? 0);
-      return 'conflict';
-    }
+    if (named === probe.eventId && chosen !== undefined) probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen.receiveCount);
+    if (named === probe.eventId) return 'conflict';
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
     // nor does the steering below take the probe's event as the target of such a write
     if (target === probe.eventId) return planned;

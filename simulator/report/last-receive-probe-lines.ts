@@ -12,7 +12,7 @@ export function probeOutcomeText(probe: LastReceiveProbeOutcome): string {
   const event = `${probe.subscriber}: event ${probe.eventId ?? ''}`;
   switch (probe.state) {
     case 'not-chosen':
-      return `${probe.subscriber}: no event chosen (none was written at its first receive)`;
+      return `${probe.subscriber}: no event chosen (none was written at its first receive whose own time dlq redrive's window rule would take when the run redrives it)`;
     case 'redriven':
       return `${event} dead-lettered and redriven (dead-letter path met)`;
     case 'refused':
@@ -23,7 +23,7 @@ export function probeOutcomeText(probe: LastReceiveProbeOutcome): string {
       return `${event} not redriven: it was still on its queue when the run settled, not dead-lettered (the probe proved nothing)`;
     case 'acknowledged':
       return (
-        `${event} was NOT dead-lettered: its consumer acknowledged it at receive ${probe.lastReceive ?? '?'} though the run failed its record at every receive, ` +
+        `${event} was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive ${probe.lastReceive ?? '?'}), ` +
         'so nothing committed it: lost (see the violations)'
       );
   }

@@ -41,7 +41,7 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
  * subscriber on a standard queue with a redrive policy (not in aggregate mode, its deduplication window long enough).
  */
 export const DEAD_LETTER_NOT_STEERED_TEXT =
-  '(A dead letter is steered only by the last-receive probe, on a standard queue with a redrive policy, not in aggregate mode, whose deduplication window outlasts the redrive; otherwise a malformed event or a blocked step takes that path.)';
+  '(A dead letter is steered only by the last-receive probe, on a standard queue with a redrive policy, not in aggregate mode, whose deduplication window outlasts the redrive, to an event young enough for it; otherwise a malformed event or a blocked step takes that path.)';
 
 /** Per subscriber, how often its consumer met each failure path, and the paths it never met (not proven by this run). */
 export function failurePathLines(rows: readonly SubscriberReport[]): string[] {

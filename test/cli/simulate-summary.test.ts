@@ -385,8 +385,9 @@ describe('the last-receive probe in the report', () => {
   const probe = { subscriber: 'Audit', eventId: 'event-6', lastReceive: 5, redriven: 0, refused: [] as string[] };
 
   test('each outcome says what became of the event, and blames the consumer only when its message was deleted', () => {
+    expect(probeOutcomeText({ subscriber: 'Audit', state: 'not-chosen', redriven: 0, refused: [] })).toContain("no event chosen (none was written at its first receive whose own time dlq redrive's window rule would take");
     expect(probeOutcomeText({ ...probe, state: 'redriven', redriven: 1 })).toBe('Audit: event event-6 dead-lettered and redriven (dead-letter path met)');
-    expect(probeOutcomeText({ ...probe, state: 'acknowledged' })).toContain('Audit: event event-6 was NOT dead-lettered: its consumer acknowledged it at receive 5');
+    expect(probeOutcomeText({ ...probe, state: 'acknowledged' })).toContain('Audit: event event-6 was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive 5)');
     const cut = probeOutcomeText({ ...probe, state: 'cut-off' });
     expect(cut).toContain('the run was cut off before it settled');
     expect(cut).not.toContain('acknowledged');
