@@ -83,3 +83,10 @@ export function eventIdOf(body: string): string | undefined {
   const id = envelopeObjectOf(body)?.id;
   return typeof id === 'string' ? id : undefined;
 }
+
+/** The envelope time ({@link envelopeObjectOf}'s `time`) a message carries, epoch milliseconds; undefined when it carries none readable. */
+export function eventTimeOf(body: string): number | undefined {
+  const time = envelopeObjectOf(body)?.time;
+  const parsed = typeof time === 'string' ? Date.parse(time) : Number.NaN;
+  return Number.isFinite(parsed) ? parsed : undefined;
+}

@@ -76,13 +76,18 @@ export interface NotSteeredFailurePaths {
   /** The `maxReceiveCount` of the subscriber's queue (1 or 2). */
   readonly maxReceiveCount: number;
   /** The paths of the run's rates the run cannot steer there, in the order of {@link FAILURE_PATHS}. */
-  readonly paths: readonly FailurePath[];
+  readonly paths: readonly FailurePath[];  /** Whether the last-receive probe steered conflicts to one of its events (so the reason does not say none). @default false */
+  readonly probed?: boolean;
 }
 
-/** Why a path of {@link NotSteeredFailurePaths} is not steered, for the report: no production setting is advised. */
-export function notSteeredReason(maxReceiveCount: number): string {
+/**
+ * Why a path of {@link NotSteeredFailurePaths} is not steered, for the report: no production setting is advised.
+ * `probed`: the last-receive probe steered conflicts to one event of the subscriber (dead-lettered, then redriven).
+ */
+export function notSteeredReason(maxReceiveCount: number, probed = false): string {
+  const conflicts = probed ? "no transaction conflict to it but the last-receive probe's (one event, dead-lettered and redriven)" : 'no transaction conflict to it';
   return (
-    `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers no transaction conflict to it (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): ` +
+    `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers ${conflicts} (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): ` +
     'one would dead-letter a valid event by the simulator\'s injection alone; these paths are not required of it, and only a conflict or a crash the run drew at random (or real contention) meets them'
   );
 }

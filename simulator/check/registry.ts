@@ -25,6 +25,7 @@ import { subscriptionRulesRule } from './rules/subscription-rules';
 import { synthErrorsRule } from './rules/synth-errors';
 import { trackedRule } from './rules/tracked';
 import { leaseRefusedRedeliveriesRule } from './rules/lease-refused-redeliveries';
+import { lastReceiveProbesRule } from './rules/last-receive-probes';
 import { unappliedEventsRule } from './rules/unapplied-events';
 import { untakenEventsRule } from './rules/untaken-events';
 import { unwatchedDeadLettersRule } from './rules/unwatched-dead-letters';
@@ -45,6 +46,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   committedTwiceRule,
   followUpsCommittedTwiceRule,
   repeatedSendsRule,
+  lastReceiveProbesRule,
   // each subscriber, its checks together
   deliveriesRule,
   subscriberHealthRule,

@@ -5,6 +5,7 @@
  * cdk-nag registers a rule per file). A check reads the facts and returns violations: it calls nothing that changes the
  * run (the probes a scenario gives ran before, their results are facts).
  */
+import type { LastReceiveProbeOutcome } from './last-receive-probes';
 import type { IamNotEvaluated } from './iam-not-evaluated';
 import type { FaultRates } from '../faults/fault-plan';
 import type { IamFigures } from '../iam/access-types';
@@ -117,6 +118,11 @@ export interface ObservableRunFacts {
    * (`verify`) does not hear the functions' requests
    */
   readonly upstreamOf?: (subscriber: string, eventIds: readonly string[]) => Upstream | undefined;
+  /**
+   * What became of each probed subscriber's last-receive probe (last-receive-probes.ts). @default none: a deployed run
+   * (`verify`), or a run that probed nothing
+   */
+  readonly lastReceiveProbes?: readonly LastReceiveProbeOutcome[];
 }
 
 /** Everything a check may read of a settled run. */

@@ -13,13 +13,18 @@
  * The dead letters other checks already fail (a permanent rejection of a valid event: rejected-events.ts; a
  * configuration error: configuration-dead-letters.ts) are theirs; events neither acknowledged nor dead-lettered are
  * `lost` or `not-drained` (invariants.ts). An event whose claim-check object the run altered or deleted on purpose
- * (injected-object-faults.ts) cannot be applied: its dead letter is the right outcome, not counted.
+ * (injected-object-faults.ts) cannot be applied: its dead letter is the right outcome, not counted. Nor is the
+ * last-receive probe's dead letter (the run failed its event at every receive) when `dlq redrive`'s rules refused to
+ * redrive it (./last-receive-probes.ts).
  */
 import { configurationErrorIn } from './configuration-errors';
 import type { DeadLetterFinding } from './dead-letters';
 import type { Finding } from './invariants';
 import { leaseOutlastsRedelivery, type LeaseFacts } from './lease-outlasts-redelivery';
 import { fewReceivesCause, fewReceivesText, type FewReceivesFacts } from './few-receives';
+
+/** How the explanation of a dead letter SQS moved after `maxReceiveCount` receives starts (./dead-letters.ts). */
+const MOVED_BY_SQS = 'moved by SQS after ';
 
 /** Event ids listed per violation. */
 const MAX_EVENTS_LISTED = 5;
@@ -45,6 +50,12 @@ export interface SubscriberOutcome {
   readonly lease?: Omit<LeaseFacts, 'subscriber'>;
   /** Its queue's `maxReceiveCount` and how its events' receives failed, for the setting's cause. @default unknown: no cause told */
   readonly fewReceives?: Omit<FewReceivesFacts, 'subscriber'>;
+  /**
+   * The last-receive probe's event whose dead letter `dlq redrive`'s rules refused (./last-receive-probes.ts): the run
+   * failed it at every receive, so SQS's move of it is the run's doing, not counted; a dead letter of it the runtime
+   * sent (the app's own) still is. @default none
+   */
+  readonly probeRefused?: string;
 }
 
 /**
@@ -70,6 +81,7 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
     const { eventId } = finding;
     if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId) || injectedObjectFault(eventId) !== undefined) continue;
     if (finding.rejectedWith !== undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
+    if (eventId === subscriber.probeRefused && finding.explanation?.startsWith(MOVED_BY_SQS) === true) continue;
     const reasons = reasonsByEvent.get(eventId) ?? [];
     if (!reasons.includes(reasonOf(finding))) reasons.push(reasonOf(finding));
     reasonsByEvent.set(eventId, reasons);

@@ -65,7 +65,9 @@
  * consumer reports the record failed each time, and SQS moves the message to the dead-letter queue; the run then
  * redrives it ({@link FaultSteering.endProbes}, simulator/run/operate.ts) and expects it applied once. Every copy of the
  * event (an SNS duplicate too) is failed until the probes end. A FIFO queue is left out: a dead-lettered FIFO message lets
- * its group's later messages pass, which the ordered path's checks do not take as the probe's.
+ * its group's later messages pass, which the ordered path's checks do not take as the probe's. The event is never one a
+ * write named before (another copy of it, at a later receive, may have applied it), nor one whose own envelope `time` is
+ * too old for `dlq redrive`'s window rule to take its dead letter ({@link SteeredSubscriberOptions.probeTakes}).
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
@@ -130,8 +132,16 @@ interface SteeredFunction {
   readonly maxReceiveCount: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
-  /** Its last-receive probe, when it has one: the event chosen, once one is (see the module comment). @default none */
-  readonly probe?: { eventId?: string };
+  /**
+   * Its last-receive probe, when it has one: the event chosen, once one is; the highest receive a write of it was refused
+   * at; the events any write named before one was chosen (none of them is chosen: another copy may have applied it);
+   * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
+   */
+  readonly probe?: { eventId?: string; lastReceive?: number };
+  /** The events a write named while its probe had chosen none (see {@link probe}). @default none */
+  readonly probeNamed?: Set<string>;
+  /** Whether dlq redrive's window rule takes an event by its own time ({@link SteeredSubscriberOptions.probeTakes}). @default every event */
+  readonly probeTakes?: (eventTime: number | undefined) => boolean;
 }
 
 /** A subscriber's last-receive probe, as {@link FaultSteering.endProbes} gives it. */
@@ -142,6 +152,8 @@ export interface LastReceiveProbe {
   readonly subscriber: string;
   /** The event failed at every receive; undefined when no event was chosen (none reached a write at its first receive). */
   readonly eventId?: string;
+  /** The highest receive (`ApproximateReceiveCount`) at which a write of the event was refused. @default none: no event chosen */
+  readonly lastReceive?: number;
 }
 
 /** Options of {@link FaultSteering.addSubscriber}. */
@@ -152,6 +164,12 @@ export interface SteeredSubscriberOptions {
    * above 0). @default false
    */
   readonly lastReceiveProbe?: boolean;
+  /**
+   * Whether `dlq redrive`'s window rule would take a dead letter of an event whose envelope `time` is `eventTime` (epoch
+   * milliseconds; undefined when unknown) when the run redrives it: an event it would refuse is never the probe's.
+   * @default every event
+   */
+  readonly probeTakes?: (eventTime: number | undefined) => boolean;
 }
 
 /** A write site: the operation and the tables its request names, e.g. `TransactWriteItems Inbox,Ledger`. */
@@ -221,6 +239,8 @@ export interface BatchMessage {
   readonly eventId?: string;
   /** Its FIFO message group. @default none: a standard queue's message, whose failed record fails no other */
   readonly groupId?: string;
+  /** Its event's envelope `time`, epoch milliseconds. @default unknown */
+  readonly eventTime?: number;
 }
 
 /**
@@ -349,7 +369,8 @@ export class FaultSteering {
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
     const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe });
+    const probeChoice = { probeNamed: new Set<string>(), ...(options.probeTakes === undefined ? {} : { probeTakes: options.probeTakes }) };
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe, ...probeChoice });
   }
 
   /**
@@ -360,7 +381,9 @@ export class FaultSteering {
   public endProbes(): LastReceiveProbe[] {
     this.probesEnded = true;
     return [...this.functions].flatMap(([functionKey, steered]) =>
-      steered.probe === undefined ? [] : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }) }],
+      steered.probe === undefined
+        ? []
+        : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }), ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }) }],
     );
   }
 
@@ -374,11 +397,18 @@ export class FaultSteering {
     if (probe === undefined || this.probesEnded) return undefined;
     const messages = invocation.messages ?? [];
     const chosen = named === undefined ? undefined : messages.find((message) => message.eventId === named);
-    // a FIFO message is never chosen (see the module comment), whatever the caller asked
-    if (probe.eventId === undefined && chosen?.receiveCount === 1 && chosen.groupId === undefined) probe.eventId = named;
+    // a FIFO message is never chosen (see the module comment), whatever the caller asked; nor an event a write named
+    // before (another copy may have applied it: the chosen copy would then be acknowledged as a duplicate), nor one whose
+    // own time dlq redrive's window rule would refuse
+    if (probe.eventId === undefined && named !== undefined) {
+      const namedBefore = steered.probeNamed?.has(named) === true;
+      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !namedBefore && (steered.probeTakes?.(chosen.eventTime) ?? true)) probe.eventId = named;
+      else steered.probeNamed?.add(named);
+    }
     if (probe.eventId === undefined) return undefined;
     // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
     // which after the probe's failed record may be the next record's own (its handler's write before its commit)
+    if (named === probe.eventId && chosen !== undefined) probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen.receiveCount);
     if (named === probe.eventId) return 'conflict';
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
     // nor does the steering below take the probe's event as the target of such a write

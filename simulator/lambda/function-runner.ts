@@ -13,7 +13,7 @@
  * Lambda's throttling and its own retries (an event source mapping retries through the queue).
  */
 import type { VirtualClock } from '../aws/clock';
-import { eventIdOf } from '../aws/message-ids';
+import { eventIdOf, eventTimeOf } from '../aws/message-ids';
 import type { SenderRegistration, SqsSenders } from '../aws/sqs-senders';
 import { shownName } from '../model/find-resource';
 import type { ConflictArbiter } from '../aws/transaction-conflicts';
@@ -133,7 +133,14 @@ function recordMessages(event: unknown): BatchMessage[] {
     const receiveCount = Number(attributes?.ApproximateReceiveCount ?? 1);
     const eventId = typeof body === 'string' ? eventIdOf(body) : undefined;
     const groupId = attributes?.MessageGroupId;
-    return [{ messageId, receiveCount: Number.isInteger(receiveCount) && receiveCount > 0 ? receiveCount : 1, ...(eventId === undefined ? {} : { eventId }), ...(typeof groupId === 'string' ? { groupId } : {}) }];
+    const eventTime = typeof body === 'string' ? eventTimeOf(body) : undefined;
+    return [{
+      messageId,
+      receiveCount: Number.isInteger(receiveCount) && receiveCount > 0 ? receiveCount : 1,
+      ...(eventId === undefined ? {} : { eventId }),
+      ...(typeof groupId === 'string' ? { groupId } : {}),
+      ...(eventTime === undefined ? {} : { eventTime }),
+    }];
   });
 }
 

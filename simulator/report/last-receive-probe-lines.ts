@@ -7,12 +7,26 @@ import type { LastReceiveProbeOutcome } from '../run/last-receive-probe';
 /** The words the report's probe line starts with (tests build their expectation from it). */
 export const LAST_RECEIVE_PROBE_TEXT = 'last-receive probe (one event per subscriber failed at every receive, its last included; a correct consumer lets SQS move it to the dead-letter queue, and the run redrove it by dlq redrive\'s rules)';
 
-/** What became of one probe, in words. */
+/** What became of one probe, in words: the consumer is blamed only when the event's message was deleted. */
 export function probeOutcomeText(probe: LastReceiveProbeOutcome): string {
-  if (probe.eventId === undefined) return `${probe.subscriber}: no event chosen (none was written at its first receive)`;
-  if (probe.redriven > 0) return `${probe.subscriber}: event ${probe.eventId} dead-lettered and redriven (dead-letter path met)`;
-  if (probe.refused.length > 0) return `${probe.subscriber}: event ${probe.eventId} dead-lettered, left there by dlq redrive's rules (${probe.refused[0]!})`;
-  return `${probe.subscriber}: event ${probe.eventId} was NOT dead-lettered: its consumer acknowledged it though its record failed at every receive (see the violations)`;
+  const event = `${probe.subscriber}: event ${probe.eventId ?? ''}`;
+  switch (probe.state) {
+    case 'not-chosen':
+      return `${probe.subscriber}: no event chosen (none was written at its first receive whose own time dlq redrive's window rule would take when the run redrives it)`;
+    case 'redriven':
+      return `${event} dead-lettered and redriven (dead-letter path met)`;
+    case 'refused':
+      return `${event} left in the dead-letter queue: dlq redrive refuses it: ${(probe.refused[0] ?? '').replace(/^[^:]*: /, '')} (the run's own dead letter: not counted as unapplied)`;
+    case 'cut-off':
+      return `${event} not redriven: the run was cut off before it settled (the event may still be on its queue; the probe proved nothing)`;
+    case 'on-queue':
+      return `${event} not redriven: it was still on its queue when the run settled, not dead-lettered (the probe proved nothing)`;
+    case 'acknowledged':
+      return (
+        `${event} was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive ${probe.lastReceive ?? '?'}), ` +
+        'so nothing committed it: lost (see the violations)'
+      );
+  }
 }
 
 /** The probe lines of a run; none when no subscriber was probed. */

@@ -41,7 +41,7 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
  * subscriber on a standard queue with a redrive policy (not in aggregate mode, its deduplication window long enough).
  */
 export const DEAD_LETTER_NOT_STEERED_TEXT =
-  '(A dead letter is steered only by the last-receive probe, on a standard queue with a redrive policy, not in aggregate mode, whose deduplication window outlasts the redrive; otherwise a malformed event or a blocked step takes that path.)';
+  '(A dead letter is steered only by the last-receive probe, on a standard queue with a redrive policy, not in aggregate mode, whose deduplication window outlasts the redrive, to an event young enough for it; otherwise a malformed event or a blocked step takes that path.)';
 
 /** Per subscriber, how often its consumer met each failure path, and the paths it never met (not proven by this run). */
 export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
@@ -62,7 +62,7 @@ function notSteeredText(row: SubscriberReport): string | undefined {
   const notSteered = row.failurePathsNotSteered;
   const missed = notSteered?.paths.filter((path) => row.failurePaths[path] === 0) ?? [];
   if (notSteered === undefined || missed.length === 0) return undefined;
-  return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount)})`;
+  return `not steered to ${row.name}, so not proven: ${missed.join(', ')} (${notSteeredReason(notSteered.maxReceiveCount, notSteered.probed === true)})`;
 }
 
 /**

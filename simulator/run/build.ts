@@ -30,7 +30,7 @@ import { producerKeys } from './producer-driver';
 import type { PhaseTimer } from './run-profile';
 import type { RunDatabase } from './run-services';
 import { newTableSuffix } from './table-suffix';
-import { isProbed } from './last-receive-probe';
+import { isProbed, probeTakes } from './last-receive-probe';
 import { SIMULATION_DEFAULTS } from './options';
 
 /** What the run started, for the run to stop it whatever happens: filled as each part starts. */
@@ -208,7 +208,11 @@ export async function buildRun(
     if (subscriber.function !== undefined) {
       // one event failed at every receive, its last included, then redriven (./last-receive-probe.ts)
       const lastReceiveProbe = isProbed(subscriber, options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds);
-      steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable], { lastReceiveProbe });
+      const maxSimulatedSeconds = options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds;
+      steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable], {
+        lastReceiveProbe,
+        probeTakes: probeTakes(subscriber, settings.startTime, maxSimulatedSeconds),
+      });
     }
   }
   for (const { fn } of producers) steering.addProducer(fn.key, shownName(fn));

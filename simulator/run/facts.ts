@@ -211,6 +211,7 @@ export async function readRunFacts(
     ledger,
     synthAnnotations: app.synthAnnotations,
     rounds: operated.roundsOutcome,
+    lastReceiveProbes: operated.lastReceiveProbes,
     committed,
     committedEvents,
     offloadedEvents: committed.offloadedEventIds.size,

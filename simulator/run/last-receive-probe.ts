@@ -7,38 +7,49 @@
  * that event's dead letters to the subscriber's queue by `dlq redrive`'s rules (./operator.ts, the operator pass's own
  * code), whether or not the scenario has an operator (the dead letter is the run's doing, not the app's; `--no-operator`
  * turns off the scenario's operator only), and the run settles again: a correct app applies the event once. A consumer
- * that acknowledged the message instead lost it: the `lost` check of a transactional subscriber names it
- * (simulator/check/acknowledged-uncommitted.ts).
+ * that acknowledged the message instead lost it: the run refused every write of its record, so nothing committed it, and
+ * its message left the queue without a dead letter; the `lost` check names it in every processing mode
+ * (simulator/check/last-receive-probes.ts). A run cut off before the redrive redrives nothing and blames no one.
  *
  * Probed: a subscriber with a consumer, on a standard queue with a redrive policy (a dead-lettered FIFO message lets its
  * group's later messages pass, beyond what the ordered path's checks take as the probe's), not in aggregate mode (whose
  * dead letters `dlq redrive` refuses), and whose deduplication window outlasts the queue's retention, `dlq redrive`'s
- * safety margin and the run's longest simulated time, so that the redrive's window rule cannot refuse the copy.
+ * safety margin and the run's longest simulated time; of its events, only one whose own envelope `time` is young enough
+ * for the redrive's window rule at the run's latest moment ({@link probeTakes}). Should the rules still refuse its dead
+ * letter, the report says why and the dead letter, the run's doing, is not counted as unapplied.
  */
 import { DEFAULT_DEDUPLICATION_WINDOW_SECONDS, DEFAULT_SAFETY_MARGIN_SECONDS } from '../../operator/index';
 import { ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
+import type { LastReceiveProbeOutcome, LastReceiveProbeState } from '../check/last-receive-probes';
 import type { LastReceiveProbe } from '../faults/fault-steering';
+import { eventIdOf } from '../aws/message-ids';
 import type { SubscriberView } from '../observation/run-facts';
 import { dlqRedriveRules, redriveDeadLetters } from './operator';
 
-/** What became of one subscriber's last-receive probe, for the report. */
-export interface LastReceiveProbeOutcome {
-  readonly subscriber: string;
-  /** The event failed at every receive; undefined when none was chosen (no event reached a write at its first receive). */
-  readonly eventId?: string;
-  /** Its dead letters the run moved back to the subscriber's queue (SNS duplicates: more than one). */
-  readonly redriven: number;
-  /** Why `dlq redrive`'s rules left one where it is, if they did. */
-  readonly refused: readonly string[];
-}
+export type { LastReceiveProbeOutcome, LastReceiveProbeState } from '../check/last-receive-probes';
 
 /** Whether a subscriber gets a last-receive probe (see the module comment). */
 export function isProbed(subscriber: SubscriberView, maxSimulatedSeconds: number): boolean {
   if (subscriber.function === undefined || subscriber.queue.model.fifo || subscriber.queue.model.redrive === undefined) return false;
   if (subscriber.environment[ENV.PROCESSING_MODE] === PROCESSING_MODE.AGGREGATE) return false;
+  return subscriber.queue.model.messageRetentionSeconds + DEFAULT_SAFETY_MARGIN_SECONDS + maxSimulatedSeconds < windowSecondsOf(subscriber);
+}
+
+function windowSecondsOf(subscriber: SubscriberView): number {
   const window = Number(subscriber.environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
-  const windowSeconds = Number.isFinite(window) && window > 0 ? window : DEFAULT_DEDUPLICATION_WINDOW_SECONDS;
-  return subscriber.queue.model.messageRetentionSeconds + DEFAULT_SAFETY_MARGIN_SECONDS + maxSimulatedSeconds < windowSeconds;
+  return Number.isFinite(window) && window > 0 ? window : DEFAULT_DEDUPLICATION_WINDOW_SECONDS;
+}
+
+/**
+ * Whether `dlq redrive`'s window rule takes a dead letter of an event whose envelope `time` is `eventTime` (epoch
+ * milliseconds) at the run's latest moment (`startTime` + `maxSimulatedSeconds`): its age then, plus the queue's
+ * retention and the redrive's margin, stays within the subscriber's deduplication window. An event without a readable
+ * time is aged from its message's send, which {@link isProbed} covers.
+ */
+export function probeTakes(subscriber: SubscriberView, startTime: number, maxSimulatedSeconds: number): (eventTime: number | undefined) => boolean {
+  const latest = startTime + maxSimulatedSeconds * 1000;
+  return (eventTime) =>
+    eventTime === undefined || eventTime >= startTime || (latest - eventTime) / 1000 + subscriber.queue.model.messageRetentionSeconds + DEFAULT_SAFETY_MARGIN_SECONDS < windowSecondsOf(subscriber);
 }
 
 /** The words a refusal of a dead letter that is not the probe's gets (never reported). */
@@ -58,12 +69,17 @@ export async function redriveProbes(
     const subscriber = subscribers.find((candidate) => candidate.function?.key === probe.functionKey);
     const { eventId } = probe;
     if (subscriber === undefined || eventId === undefined) {
-      outcomes.push({ subscriber: probe.subscriber, redriven: 0, refused: [] });
+      outcomes.push({ subscriber: probe.subscriber, state: 'not-chosen', redriven: 0, refused: [] });
       continue;
     }
     const rules = dlqRedriveRules(subscriber, deps);
     const redriven = await redriveDeadLetters(subscriber, async (view) => (view.eventId === eventId ? rules(view) : { redrive: false, refusal: NOT_THE_PROBE }));
-    outcomes.push({ subscriber: probe.subscriber, eventId, redriven: redriven.moved, refused: redriven.refused.filter((why) => why.startsWith(`${eventId}: `)) });
+    const refused = redriven.refused.filter((why) => why.startsWith(`${eventId}: `));
+    // neither redriven nor refused: still on its queue (a settled run may leave a message there) or a dead-letter queue
+    // (not as this subscriber's dead letter), else deleted
+    const onQueue = [subscriber.queue, ...subscriber.deadLetterQueues].some((queue) => queue.messages().some((message) => (message.origin.eventId ?? eventIdOf(message.body)) === eventId));
+    const state: LastReceiveProbeState = redriven.moved > 0 ? 'redriven' : refused.length > 0 ? 'refused' : onQueue ? 'on-queue' : 'acknowledged';
+    outcomes.push({ subscriber: probe.subscriber, eventId, state, ...(probe.lastReceive === undefined ? {} : { lastReceive: probe.lastReceive }), redriven: redriven.moved, refused });
   }
   return outcomes;
 }

@@ -41,7 +41,12 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
   const operator = decisions !== undefined ? noOperatorFigures() : undefined;
   // the probes' events failed at every receive are the run's doing: redriven whatever the scenario's operator
   const probes = built.endProbes();
-  let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId }) => ({ subscriber, ...(eventId === undefined ? {} : { eventId }), redriven: 0, refused: [] }));
+  // a run cut off before the redrive: the event may still be on its queue, its consumer is not blamed
+  let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId, lastReceive }) =>
+    eventId === undefined
+      ? { subscriber, state: 'not-chosen', redriven: 0, refused: [] }
+      : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), redriven: 0, refused: [] },
+  );
   if (roundsOutcome.cutOff === undefined && probes.length > 0) {
     lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock });
     if (lastReceiveProbes.some((probe) => probe.redriven > 0)) {

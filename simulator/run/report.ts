@@ -36,6 +36,8 @@ function relayFigures(ledger: RunLedger, committedEvents: number, offloadedEvent
 
 /** The figures of each subscriber, as the summary table shows them. */
 function subscriberReports(facts: RunFacts): SubscriberReport[] {
+  // a subscriber whose last-receive probe chose an event got the probe's conflicts
+  const probed = new Set((facts.lastReceiveProbes ?? []).filter((probe) => probe.eventId !== undefined).map((probe) => probe.subscriber));
   const { ledger } = facts;
   return facts.subscribers.map((subscriber) => {
     const { view } = subscriber;
@@ -62,7 +64,7 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
       deadLettered: subscriber.deadLetters.length,
       effects,
       failurePaths: subscriber.failurePaths,
-      ...(maxReceiveCount === undefined || notSteered.length === 0 ? {} : { failurePathsNotSteered: { maxReceiveCount, paths: notSteered } }),
+      ...(maxReceiveCount === undefined || notSteered.length === 0 ? {} : { failurePathsNotSteered: { maxReceiveCount, paths: notSteered, ...(probed.has(view.name) ? { probed: true } : {}) } }),
       ...(outcomesHidden === undefined ? {} : { outcomesHidden }),
       ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById, {
             matched: subscriber.matched,

@@ -8,6 +8,7 @@ import type { SimulationResult, SubscriberReport } from '../../simulator/run/sim
 import { reportedRun } from '../support/simulation-result';
 import { FAILURE_PATHS_NOT_MET_ADVICE, notSteeredFailurePaths, notSteeredReason } from '../../simulator/check/failure-paths';
 import { runVerdict } from '../../simulator/run/verdict';
+import { probeOutcomeText } from '../../simulator/report/last-receive-probe-lines';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
@@ -377,5 +378,35 @@ describe('formatSummary', () => {
     const command = 'npx idempotent-event-flow simulate --seed 7 --concurrency 4';
     expect(replayLines(command, true)).toBe(`replay this run: ${command}\n`);
     expect(replayLines(command, false)).toBe(`replay this run: ${command}\n  (it may give another run: ${NOT_REPLAYABLE}, see above)\n`);
+  });
+});
+
+describe('the last-receive probe in the report', () => {
+  const probe = { subscriber: 'Audit', eventId: 'event-6', lastReceive: 5, redriven: 0, refused: [] as string[] };
+
+  test('each outcome says what became of the event, and blames the consumer only when its message was deleted', () => {
+    expect(probeOutcomeText({ subscriber: 'Audit', state: 'not-chosen', redriven: 0, refused: [] })).toContain("no event chosen (none was written at its first receive whose own time dlq redrive's window rule would take");
+    expect(probeOutcomeText({ ...probe, state: 'redriven', redriven: 1 })).toBe('Audit: event event-6 dead-lettered and redriven (dead-letter path met)');
+    expect(probeOutcomeText({ ...probe, state: 'acknowledged' })).toContain('Audit: event event-6 was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive 5)');
+    const cut = probeOutcomeText({ ...probe, state: 'cut-off' });
+    expect(cut).toContain('the run was cut off before it settled');
+    expect(cut).not.toContain('acknowledged');
+    const onQueue = probeOutcomeText({ ...probe, state: 'on-queue' });
+    expect(onQueue).toContain('still on its queue');
+    expect(onQueue).not.toContain('acknowledged');
+    expect(probeOutcomeText({ ...probe, state: 'refused', refused: ['event-6: its event is 27 days old'] })).toBe(
+      "Audit: event event-6 left in the dead-letter queue: dlq redrive refuses it: its event is 27 days old (the run's own dead letter: not counted as unapplied)",
+    );
+  });
+
+  test('a queue of maxReceiveCount 2 the probe steered a conflict to is not told it got none', () => {
+    const paths = notSteeredFailurePaths(DEFAULT_FAULT_RATES, 2);
+    const billing = { ...subscriber('Billing', 4), failurePaths: { ...NO_FAILURE_PATHS, conflict: 1 }, failurePathsNotSteered: { maxReceiveCount: 2, paths, probed: true } };
+
+    const text = formatSummary(result([billing], []));
+
+    expect(text).toContain(notSteeredReason(2, true));
+    expect(notSteeredReason(2, true)).toContain("steers no transaction conflict to it but the last-receive probe's");
+    expect(text).not.toContain('steers no transaction conflict to it (');
   });
 });

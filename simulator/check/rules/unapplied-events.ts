@@ -6,6 +6,7 @@
  */
 import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 import { checkUnappliedEvents } from '../unapplied-events';
+import { probeDeadLetterRefused } from '../last-receive-probes';
 
 export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts> = {
   name: 'unapplied-event',
@@ -15,6 +16,8 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
     const functionKey = subscriber.view.function?.key;
     const writtenLeaseSeconds = functionKey === undefined ? undefined : facts.ledger.leaseSecondsWritten.get(functionKey);
     const maxReceiveCount = subscriber.view.queue.model.redrive?.maxReceiveCount;
+    // the last-receive probe's dead letter dlq redrive's rules refused is the run's own, not the app's
+    const probeRefused = probeDeadLetterRefused(facts.lastReceiveProbes ?? [], subscriber.view.name);
     return checkUnappliedEvents(
       {
         name: subscriber.view.name,
@@ -27,6 +30,7 @@ export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, Obs
           ...(subscriber.view.queue.model.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: subscriber.view.queue.model.visibilityTimeoutSeconds }),
           ...(writtenLeaseSeconds === undefined ? {} : { writtenLeaseSeconds }),
         },
+        ...(probeRefused === undefined ? {} : { probeRefused }),
         ...(maxReceiveCount === undefined ? {} : { fewReceives: { maxReceiveCount, injectedOnly: (eventId: string) => facts.ledger.receiveFailures.onlyInjected(subscriber.view.subscription.key, eventId) } }),
       },
       facts.isMalformed,

@@ -34,8 +34,8 @@ describe('FaultSteering: the last-receive probe', () => {
     expect(decide('S/Audit', batch(['C', 1]), 'C', 'Audit')).toBe('conflict');
     expect(decide('S/Audit', batch(['D', 1]), 'D', 'Audit')).toBe('crash-before');
     expect(steering.endProbes()).toEqual([
-      { functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A' },
-      { functionKey: 'S/Audit', subscriber: 'Audit', eventId: 'C' },
+      { functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5 },
+      { functionKey: 'S/Audit', subscriber: 'Audit', eventId: 'C', lastReceive: 1 },
     ]);
   });
 
@@ -88,5 +88,21 @@ describe('FaultSteering: the last-receive probe', () => {
     expect(steering.decide('S/Billing', { ...batch(['A', 1]), messages: [{ messageId: 'redriven', receiveCount: 1, eventId: 'A' }] }, 'TransactWriteItems', commit('A'), 'none')).not.toBe('conflict');
     // and a batch that held it gets its crashes again
     expect(steering.decide('S/Billing', batch(['A', 2], ['B', 1]), 'TransactWriteItems', commit('B'), 'crash-before')).toBe('crash-before');
+  });
+
+  test('chooses only an event whose own time dlq redrive\'s window rule takes, and none a copy wrote before; tells the last receive it refused', () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    // the redrive takes an event whose own time is 1000 or later (its age against the window)
+    steering.addSubscriber('S/Billing', 'Billing', 5, ['Inbox'], { lastReceiveProbe: true, probeTakes: (eventTime) => eventTime === undefined || eventTime >= 1000 });
+    const decide = (invocation: SteeredInvocation, eventId: string) => steering.decide('S/Billing', invocation, 'TransactWriteItems', commit(eventId), 'none');
+    const timed = (eventId: string, receiveCount: number, eventTime: number): SteeredInvocation => ({ key: `${eventId}|${receiveCount}`, message: eventId, messages: [{ messageId: `m-${eventId}-${receiveCount}`, receiveCount, eventId, eventTime }] });
+    // an old event (its time before 1000) at its first receive is not chosen: its dead letter would be refused
+    expect(decide(timed('OLD', 1, 10), 'OLD')).toBe('crash-before');
+    // an event first written at a later receive, then a copy of it at its first (an SNS duplicate): not chosen
+    expect(decide(timed('P', 2, 2000), 'P')).not.toBe('conflict');
+    expect(decide(timed('P', 1, 2000), 'P')).not.toBe('conflict');
+    // a young event no copy wrote before is chosen, and refused at every receive up to its last
+    expect([1, 2, 3, 4, 5].map((receive) => decide(timed('Q', receive, 2000), 'Q'))).toEqual(Array(5).fill('conflict'));
+    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'Q', lastReceive: 5 }]);
   });
 });

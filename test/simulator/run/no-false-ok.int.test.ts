@@ -11,12 +11,14 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { ACKNOWLEDGED_UNCOMMITTED_TEXT } from '../../../simulator/check/acknowledged-uncommitted';
 import { LOG_LEVEL_HIDES_OUTCOMES_TEXT } from '../../../simulator/check/hidden-outcomes';
+import { LAST_RECEIVE_PROBE_LOST_TEXT } from '../../../simulator/check/last-receive-probes';
 import { fixFor } from '../../../simulator/check/violation-cause';
 import { LAST_RECEIVE_PROBE_TEXT } from '../../../simulator/report/last-receive-probe-lines';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';
 import { runSimulation } from '../../../simulator/run/simulation';
+import { formatSummary } from '../../../simulator/report/summary';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const FIXTURE = 'test/simulator/fixtures/broken-apps';
@@ -194,7 +196,8 @@ describe('simulate: no false OK', () => {
     };
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(written.verdict).toBe('VIOLATED');
-    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(ACKNOWLEDGED_UNCOMMITTED_TEXT));
+    // (the last-receive probe's event, when it is the only one, is named by the probe's own lost violation, same cause)
+    const lost = written.violations.find((violation) => violation.kind === 'lost' && (violation.detail.includes(ACKNOWLEDGED_UNCOMMITTED_TEXT) || violation.detail.includes(LAST_RECEIVE_PROBE_LOST_TEXT)));
     expect(lost?.causes).toEqual([expect.objectContaining({ kind: 'acknowledged-uncommitted', subscriber: 'Audit', eventIds: expect.arrayContaining([expect.stringMatching(/^event-/)]) })]);
     expect(stdout).toContain(`[lost] Audit: `);
     expect(stdout).toContain(LOG_LEVEL_HIDES_OUTCOMES_TEXT);
@@ -218,8 +221,8 @@ describe('simulate: no false OK', () => {
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(written.verdict).toBe('VIOLATED');
     const [probe] = written.lastReceiveProbes;
-    expect(probe).toMatchObject({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/), redriven: 0 });
-    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(ACKNOWLEDGED_UNCOMMITTED_TEXT));
+    expect(probe).toMatchObject({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/), state: 'acknowledged', lastReceive: 5, redriven: 0 });
+    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(LAST_RECEIVE_PROBE_LOST_TEXT));
     expect(lost?.causes).toEqual([expect.objectContaining({ kind: 'acknowledged-uncommitted', eventIds: [probe!.eventId], fix: expect.stringContaining('the last included') })]);
     expect(stdout).toContain(`${LAST_RECEIVE_PROBE_TEXT}:\n  Audit: event ${probe!.eventId} was NOT dead-lettered`);
   });
@@ -245,6 +248,60 @@ describe('simulate: no false OK', () => {
     expect(written.subscribers[0]).toMatchObject({ deadLettered: 0, failurePaths: expect.objectContaining({ 'dead-letter': expect.any(Number) }) });
     expect(written.subscribers[0]!.failurePaths['dead-letter']).toBeGreaterThan(0);
     expect(stdout).toContain(`Audit: event ${probe!.eventId} dead-lettered and redriven (dead-letter path met)`);
+  });
+
+  test('fails with lost naming the probe\'s event when a LEASE consumer at applicationLogLevel ERROR gives up quietly at its last receive (no log line tells it)', async () => {
+    // GIVEN the give-up wrapper around a lease consumer, its outcome lines hidden, an operator for its blocked steps
+    const events = Array.from({ length: 12 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, 'quiet-lease-give-up.json');
+    writeFileSync(path.join(directory, 'quiet-lease-give-up-events.json'), JSON.stringify(events));
+
+    const { code, stdout } = await cli('simulate', '--stack', 'QuietLeaseGiveUp', '--events', path.join(directory, 'quiet-lease-give-up-events.json'), '--seed', '3',
+      '--scenario', `${FIXTURE}/lease-operator-scenario.ts`, '--start-time', '2026-11-29T00:00:00Z', '--json', file);
+
+    // THEN the probe's event, its claim refused at every receive, acknowledged at its last: lost, named with its receive and the fix
+    const written = JSON.parse(readFileSync(file, 'utf8')) as {
+      verdict: string;
+      violations: { kind: string; subscriber?: string; detail: string; causes?: { kind: string; eventIds: string[]; fix: string }[] }[];
+      lastReceiveProbes: { subscriber: string; eventId: string; state: string; lastReceive: number }[];
+    };
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(written.verdict).toBe('VIOLATED');
+    const [probe] = written.lastReceiveProbes;
+    expect(probe).toMatchObject({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/), state: 'acknowledged', lastReceive: 5 });
+    const lost = written.violations.find((violation) => violation.kind === 'lost' && violation.detail.includes(LAST_RECEIVE_PROBE_LOST_TEXT));
+    expect(lost).toMatchObject({ subscriber: 'Audit', detail: expect.stringContaining(`event ${probe!.eventId} `) });
+    expect(lost!.detail).toContain('receive 5');
+    expect(lost?.causes).toEqual([expect.objectContaining({ kind: 'acknowledged-uncommitted', eventIds: [probe!.eventId], fix: fixFor('acknowledged-uncommitted') })]);
+    expect(stdout).toContain(`${LAST_RECEIVE_PROBE_TEXT}:\n  Audit: event ${probe!.eventId} was NOT dead-lettered`);
+    expect(stdout).not.toMatch(/^OK: /m);
+  });
+
+  test.each([
+    ['Backdated', []],
+    ['Backdated4', ['--start-time', '2026-11-29T00:00:00Z']],
+  ])('a correct app whose events carry an old time (%s) is OK: the probe chooses no event dlq redrive\'s window rule would refuse', async (stack, extra) => {
+    const file = path.join(directory, `${stack}.json`);
+
+    const { code, stdout } = await cli('simulate', '--stack', stack, '--scenario', `${FIXTURE}/backdated-scenario.ts`, '--count', '8', '--seed', '1', ...extra, '--json', file);
+
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { verdict: string; violations: unknown[]; lastReceiveProbes: { subscriber: string; state: string }[] };
+    expect({ code, verdict: written.verdict, violations: written.violations }).toEqual({ code: EXIT_CODE.OK, verdict: 'OK', violations: [] });
+    expect(written.lastReceiveProbes).toEqual([expect.objectContaining({ subscriber: 'Audit', state: 'not-chosen' })]);
+    expect(stdout).not.toContain('left in the dead-letter queue');
+  });
+
+  test('a run cut off before the probe\'s redrive blames no consumer: its event is told not redriven, no lost', async () => {
+    const events = Array.from({ length: 12 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['Audit'], events, seed: '1', startTime: Date.parse('2026-11-29T00:00:00Z'), maxRounds: 6, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations.map((violation) => violation.kind)).toContain('not-settled');
+    expect(result.violations.map((violation) => violation.kind)).not.toContain('lost');
+    expect(result.lastReceiveProbes).toEqual([expect.objectContaining({ subscriber: 'Audit', eventId: expect.stringMatching(/^event-/), state: 'cut-off' })]);
+    const text = formatSummary(result);
+    expect(text).toContain('not redriven: the run was cut off before it settled');
+    expect(text).not.toContain('was NOT dead-lettered');
   });
 
   test.each(['1', '2'])('a correct consumer at applicationLogLevel ERROR meets handler-error and is OK at seed %s (its failures read from its batch responses)', async (seed) => {

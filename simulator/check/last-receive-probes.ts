@@ -1,0 +1,68 @@
+/**
+ * The last-receive probe's outcome as a check (simulator/run/last-receive-probe.ts runs the probe): the run refused
+ * every write naming the probed event's inbox or claim record, at every receive, its last included, so the runtime
+ * could not have committed it in any of them. When the message then left the queue without a dead letter (the event
+ * source mapping deleted it: the consumer acknowledged it), the event is lost, in every processing mode: the queue
+ * forgot it and its effect never ran. A run cut off before the redrive, a message still on its queue, and a dead letter
+ * redriven or left where it is by `dlq redrive`'s rules are not (the last is the run's own dead letter, not counted as
+ * unapplied: ./unapplied-events.ts).
+ */
+import type { Finding } from './invariants';
+import { fixFor, type ViolationCause } from './violation-cause';
+
+/**
+ * What became of a probed event: `redriven` (SQS dead-lettered it, the run redrove it), `refused` (dead-lettered, left
+ * there by `dlq redrive`'s rules), `acknowledged` (its message deleted without a dead letter: lost), `on-queue` (still
+ * on the subscriber's queue when the run settled), `cut-off` (the run stopped at its limits before the redrive),
+ * `not-chosen` (no event was written at its first receive).
+ */
+export type LastReceiveProbeState = 'redriven' | 'refused' | 'acknowledged' | 'on-queue' | 'cut-off' | 'not-chosen';
+
+/** What became of one subscriber's last-receive probe, for the checks and the report. */
+export interface LastReceiveProbeOutcome {
+  readonly subscriber: string;
+  /** The event failed at every receive; undefined when none was chosen (no event reached a write at its first receive). */
+  readonly eventId?: string;
+  /** What became of it (see {@link LastReceiveProbeState}). */
+  readonly state: LastReceiveProbeState;
+  /** The highest receive at which the run refused a write of it. @default none: no event chosen */
+  readonly lastReceive?: number;
+  /** Its dead letters the run moved back to the subscriber's queue (SNS duplicates: more than one). */
+  readonly redriven: number;
+  /** Why `dlq redrive`'s rules left one where it is, if they did. */
+  readonly refused: readonly string[];
+}
+
+/** The words the violation's detail gives after the event's id (tests build their expectation from it). */
+export const LAST_RECEIVE_PROBE_LOST_TEXT =
+  'was acknowledged by its consumer (deleted from its queue, never dead-lettered) although the run refused every write of its inbox or claim record at every receive, so nothing committed it';
+
+/** One `lost` violation per probed subscriber whose probed event was acknowledged (see the module comment). */
+export function checkLastReceiveProbes(probes: readonly LastReceiveProbeOutcome[]): Finding[] {
+  return probes.flatMap((probe) => {
+    if (probe.state !== 'acknowledged' || probe.eventId === undefined) return [];
+    const fix = fixFor('acknowledged-uncommitted');
+    const cause: ViolationCause = { kind: 'acknowledged-uncommitted', subscriber: probe.subscriber, eventIds: [probe.eventId], invocations: [], requests: [], fix };
+    const receive = probe.lastReceive === undefined ? 'every receive' : `every receive, up to receive ${probe.lastReceive}`;
+    return [
+      {
+        kind: 'lost' as const,
+        subscriber: probe.subscriber,
+        detail:
+          `event ${probe.eventId} ${LAST_RECEIVE_PROBE_LOST_TEXT} (the last-receive probe): its record failed at ${receive}, and the batch response ` +
+          `left it out of batchItemFailures, so the event source mapping deleted the message: lost, never applied; ${fix}`,
+        causes: [cause],
+      },
+    ];
+  });
+}
+
+/** The probed event of `subscriber` whose dead letter `dlq redrive`'s rules refused, if any (./unapplied-events.ts leaves it out). */
+export function probeDeadLetterRefused(probes: readonly LastReceiveProbeOutcome[], subscriber: string): string | undefined {
+  return probes.find((probe) => probe.subscriber === subscriber && probe.state === 'refused')?.eventId;
+}
+
+/** The probed event of `subscriber` that was acknowledged, if any (the probe's violation names it; ./acknowledged-uncommitted.ts need not). */
+export function probeAcknowledged(probes: readonly LastReceiveProbeOutcome[], subscriber: string): string | undefined {
+  return probes.find((probe) => probe.subscriber === subscriber && probe.state === 'acknowledged')?.eventId;
+}

@@ -1,0 +1,60 @@
+/**
+ * The last-receive probe's outcome as a check: an event the run failed at every receive whose message was deleted
+ * (acknowledged) without a dead letter is lost, in every processing mode; a run cut off before the redrive, a message
+ * still on the queue, a dead letter redriven or left by dlq redrive's rules is not. The probe's own dead letter that the
+ * redrive's rules refused is the run's doing, not the app's: unapplied-event does not count it, and only it.
+ */
+import { describe, expect, test } from 'vitest';
+import { checkLastReceiveProbes, LAST_RECEIVE_PROBE_LOST_TEXT, type LastReceiveProbeOutcome } from '../../../simulator/check/last-receive-probes';
+import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
+import { fixFor } from '../../../simulator/check/violation-cause';
+
+const probe = (state: LastReceiveProbeOutcome['state'], extra: Partial<LastReceiveProbeOutcome> = {}): LastReceiveProbeOutcome => ({ subscriber: 'Audit', eventId: 'event-6', state, lastReceive: 5, redriven: 0, refused: [], ...extra });
+
+describe('last-receive probe: lost', () => {
+  test('an acknowledged probe event is lost, naming the event, the subscriber, the receive and the fix', () => {
+    const findings = checkLastReceiveProbes([probe('acknowledged')]);
+
+    expect(findings).toEqual([
+      {
+        kind: 'lost',
+        subscriber: 'Audit',
+        detail: expect.stringContaining(`event event-6 ${LAST_RECEIVE_PROBE_LOST_TEXT}`),
+        causes: [expect.objectContaining({ kind: 'acknowledged-uncommitted', subscriber: 'Audit', eventIds: ['event-6'], fix: fixFor('acknowledged-uncommitted') })],
+      },
+    ]);
+    expect(findings[0]!.detail).toContain('receive 5');
+    expect(findings[0]!.detail).toContain('batchItemFailures');
+  });
+
+  test('nothing when the run was cut off, the message is still on the queue, or its dead letter was redriven or left', () => {
+    const others = (['cut-off', 'on-queue', 'redriven', 'refused', 'not-chosen'] as const).map((state) => probe(state, state === 'redriven' ? { redriven: 1 } : {}));
+    expect(checkLastReceiveProbes(others)).toEqual([]);
+  });
+});
+
+describe('unapplied-event: the probe\'s own dead letter', () => {
+  const outcome = (probeRefused?: string) => ({
+    name: 'Audit',
+    matched: new Set(['event-6', 'event-7']),
+    applied: new Set<string>(),
+    deadLetters: [
+      { queueName: 'dlq', messageId: 'm-6', eventId: 'event-6', explanation: 'moved by SQS after 5 receives; last failure: TransactionConflictException' },
+      { queueName: 'dlq', messageId: 'm-7', eventId: 'event-7', explanation: 'moved by SQS after 5 receives; last failure: TransactionConflictException' },
+    ],
+    operator: 'none' as const,
+    ...(probeRefused === undefined ? {} : { probeRefused }),
+  });
+
+  test('is not counted when dlq redrive refused it; every other dead letter is', () => {
+    expect(checkUnappliedEvents(outcome(), () => false)[0]!.detail).toContain('events event-6, event-7');
+    const [violation, ...more] = checkUnappliedEvents(outcome('event-6'), () => false);
+    expect(more).toEqual([]);
+    expect(violation!.detail).toContain('(events event-7)');
+  });
+
+  test('a dead letter of the probe\'s event the app sent itself (not SQS\'s move) is still counted', () => {
+    const own = { ...outcome('event-6'), deadLetters: [{ queueName: 'dlq', messageId: 'm-6b', eventId: 'event-6', explanation: 'MessageBlockedError: blocked' }] };
+    expect(checkUnappliedEvents(own, () => false)).toEqual([expect.objectContaining({ kind: 'unapplied-event', detail: expect.stringContaining('(events event-6)') })]);
+  });
+});
