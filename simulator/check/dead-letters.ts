@@ -25,6 +25,9 @@ export interface DeadLetterFinding {
   readonly rejectedWith?: string;
 }
 
+/** How the explanation of a dead letter SQS moved after `maxReceiveCount` receives begins (checks tell such dead letters by it). */
+export const MOVED_BY_SQS = 'moved by SQS after ';
+
 /** The runtime's reason for a dead letter that is not a rejection: the message waits for an operator. */
 const BLOCKED_ERROR_NAME = 'MessageBlockedError';
 
@@ -45,7 +48,7 @@ function explain(message: StoredMessage, ledger: RunLedger): string | undefined 
   if (message.origin.via === 'redrive') {
     const failure = ledger.lastFailure.get(message.messageId);
     const receives = message.origin.redrivenFrom?.receiveCount ?? message.receiveCount;
-    if (failure !== undefined) return `moved by SQS after ${receives} receives; last failure: ${failure}`;
+    if (failure !== undefined) return `${MOVED_BY_SQS}${receives} receives; last failure: ${failure}`;
   }
   return undefined;
 }

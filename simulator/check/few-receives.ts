@@ -8,6 +8,7 @@
  * at synth (`idempotent-event-flow:fewReceives`).
  */
 import { RECEIVE_COUNT_SOURCE, RECOMMENDED_MIN_RECEIVE_COUNT } from '../../lambda/contract/receive-count';
+import { MOVED_BY_SQS } from './dead-letters';
 import { fixFor, type ViolationCause } from './violation-cause';
 
 /** What the cause reads of a subscriber: its queue's `maxReceiveCount`, and how each event's receives failed. */
@@ -18,9 +19,6 @@ export interface FewReceivesFacts {
   /** Whether the event's messages failed receives at the subscriber, every one at a fault the run injected. */
   readonly injectedOnly: (eventId: string) => boolean;
 }
-
-/** How the reason of a dead letter SQS moved after `maxReceiveCount` receives begins (./dead-letters.ts). */
-const MOVED_BY_SQS = 'moved by SQS after ';
 
 /** The name of the setting, as the constructs' props and the redrive policy spell it. */
 const SETTING = 'maxReceiveCount';

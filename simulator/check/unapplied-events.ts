@@ -18,13 +18,10 @@
  * redrive it (./last-receive-probes.ts).
  */
 import { configurationErrorIn } from './configuration-errors';
-import type { DeadLetterFinding } from './dead-letters';
+import { MOVED_BY_SQS, type DeadLetterFinding } from './dead-letters';
 import type { Finding } from './invariants';
 import { leaseOutlastsRedelivery, type LeaseFacts } from './lease-outlasts-redelivery';
 import { fewReceivesCause, fewReceivesText, type FewReceivesFacts } from './few-receives';
-
-/** How the explanation of a dead letter SQS moved after `maxReceiveCount` receives starts (./dead-letters.ts). */
-const MOVED_BY_SQS = 'moved by SQS after ';
 
 /** Event ids listed per violation. */
 const MAX_EVENTS_LISTED = 5;
