@@ -8,11 +8,8 @@
  *   directory and `/tmp` paths as its arguments.
  * None of these files reaches the machine's `/tmp`.
  */
-import * as fs from 'node:fs';
-import { afterAll, describe, expect, test } from 'vitest';
-import { VirtualClock } from '../../../simulator/aws/clock';
-import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
-import { assetDirectory, functionModel, runner } from './handler-kit';
+import { describe, expect, test } from 'vitest';
+import { tmpProbe } from './handler-kit';
 
 const START = Date.parse('2026-11-29T00:00:00Z');
 /** The names of this test's files under /tmp (the machine's must stay without them). */
@@ -71,24 +68,7 @@ exports.handler = async (event) => {
 };
 `;
 
-const asset = assetDirectory({ 'index.js': HANDLER });
-/** The files the handler names, in the machine's /tmp. */
-const machineFiles = (): string[] => fs.readdirSync('/tmp').filter((name) => name.startsWith(PREFIX)).sort();
-afterAll(() => {
-  asset.remove();
-  for (const name of machineFiles()) fs.rmSync(`/tmp/${name}`, { force: true });
-});
-
-async function invoke(event: object): Promise<Record<string, unknown>> {
-  const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler: new SeededScheduler('tmp-paths'), clock: VirtualClock.frozen(START) });
-  try {
-    const outcome = await run.invoke(event, 'paths');
-    if (outcome.kind !== 'returned') throw new Error(`the invocation ${outcome.kind}: ${JSON.stringify(outcome)}`);
-    return outcome.response as Record<string, unknown>;
-  } finally {
-    await run.stop();
-  }
-}
+const { invoke, machineFiles } = tmpProbe(PREFIX, HANDLER, 'tmp-paths', START);
 
 describe("an execution environment's /tmp, however it is reached", () => {
   test('every spelling of a /tmp path, and an absolute /tmp symlink target, is the environment\'s', { timeout: 120_000 }, async () => {

@@ -10,11 +10,8 @@
  *   option's value after its first `=` is (`--output=/tmp/x`): a text that mentions `/tmp` (a message, JSON) reaches
  *   the program as the function wrote it, as on AWS.
  */
-import * as fs from 'node:fs';
-import { afterAll, describe, expect, test } from 'vitest';
-import { VirtualClock } from '../../../simulator/aws/clock';
-import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
-import { assetDirectory, functionModel, runner } from './handler-kit';
+import { describe, expect, test } from 'vitest';
+import { tmpProbe } from './handler-kit';
 
 const START = Date.parse('2026-11-29T00:00:00Z');
 /** The names of this test's files under /tmp (the machine's must stay without them). */
@@ -132,24 +129,7 @@ exports.handler = async (event) => {
 };
 `;
 
-const asset = assetDirectory({ 'index.js': HANDLER });
-/** The files the handler names, in the machine's /tmp. */
-const machineFiles = (): string[] => fs.readdirSync('/tmp').filter((name) => name.startsWith(PREFIX)).sort();
-afterAll(() => {
-  asset.remove();
-  for (const name of machineFiles()) fs.rmSync(`/tmp/${name}`, { force: true });
-});
-
-async function invoke(event: object): Promise<Record<string, unknown>> {
-  const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler: new SeededScheduler('tmp-shell'), clock: VirtualClock.frozen(START) });
-  try {
-    const outcome = await run.invoke(event, 'shell');
-    if (outcome.kind !== 'returned') throw new Error(`the invocation ${outcome.kind}: ${JSON.stringify(outcome)}`);
-    return outcome.response as Record<string, unknown>;
-  } finally {
-    await run.stop();
-  }
-}
+const { invoke, machineFiles } = tmpProbe(PREFIX, HANDLER, 'tmp-shell', START);
 
 describe("a child process's /tmp paths are the execution environment's", () => {
   test('in a shell command, also right after a shell operator and up to one', { timeout: 120_000 }, async () => {
