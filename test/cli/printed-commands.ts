@@ -37,3 +37,35 @@ export async function waitFor(condition: () => boolean, what: string, timeoutMs 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/** A served run's output up to the moment it serves, and the credentials its `export` line prints. */
+export interface ServedRun {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`, as the run prints them for the operator's shell. */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/**
+ * Runs `argv` (a `simulate ... --serve` command line, without the program name) in-process from `cwd`, waits until it
+ * serves, hands what it printed to `use`, then stops the run and waits for it to end. Fails, with the run's output, if
+ * the run ended without serving.
+ */
+export async function whileServed<T>(argv: readonly string[], cwd: string, use: (served: ServedRun) => Promise<T>): Promise<T> {
+  let stdout = '';
+  let stderr = '';
+  const stop = new AbortController();
+  const running = main([...argv], { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd, stopSignal: stop.signal });
+  let finished = false;
+  void running.finally(() => (finished = true));
+  try {
+    await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+    const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
+    if (!exported) throw new Error(`the run ended without serving:\n${stdout}${stderr}`);
+    const environment = Object.fromEntries(exported.slice(1).map((pair) => pair.split('=') as [string, string]));
+    return await use({ stdout, stderr, environment });
+  } finally {
+    stop.abort();
+    await running;
+  }
+}

@@ -8,8 +8,8 @@
  * also the simulator's killer of the fence's planted mutants (scripts/mutants/mutants.ts, `ordered-fence-*`).
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { runPrinted, waitFor } from '../../cli/printed-commands';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { runPrinted, whileServed } from '../../cli/printed-commands';
 import { ORDERED_FIXTURE, PROJECT, simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 const SEEDS = ['fence-1', 'fence-2', 'fence-3'];
@@ -68,22 +68,10 @@ describe('the sequence fence through the simulator, with faults and poisoned eve
 
 describe('a served run started in the past (the printed replay command carries its --start-time)', () => {
   test("the printed dlq redrive plans to send the held aggregate's dead letters: the run's tables were created on the run's clock, not restored", async () => {
-    let stdout = '';
-    let stderr = '';
-    const stop = new AbortController();
     // a day before now: the run's fences and events carry that time, while DynamoDB Local creates its tables now
     const startTime = new Date(Math.floor(Date.now() / 1000) * 1000 - 86_400_000).toISOString();
-    const running = main(
-      ['simulate', '--assembly', permanent, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', '9', '--seed', 'fence-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')],
-      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
-    );
-    let finished = false;
-    void running.finally(() => (finished = true));
-    try {
-      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+    await whileServed(['simulate', '--assembly', permanent, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', '9', '--seed', 'fence-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')], PROJECT, async ({ stdout, stderr, environment }) => {
       expect(stderr).not.toContain('error:');
-      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
-      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
       const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Shipping".*\}' --dead-letter-queue /.test(line));
       expect(redrive).toBeDefined();
       const planned = await runPrinted(redrive!, environment);
@@ -91,9 +79,6 @@ describe('a served run started in the past (the printed replay command carries i
       // the dead-lettered event of order-1 (sequence 2, right after its fence) is planned to be sent
       expect(planned.stdout).toMatch(/^step-c\d+ +order-1 +2 +redrive\b/m);
       expect(planned.code).toBe(0);
-    } finally {
-      stop.abort();
-      await running;
-    }
+    });
   });
 });

@@ -7,8 +7,8 @@
  * OrderedSubscriber writes it, so the printed operator commands act on it in sequence.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { runPrinted, waitFor } from '../../cli/printed-commands';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { runPrinted, whileServed } from '../../cli/printed-commands';
 import { ORDERED_FIXTURE as FIXTURE, PROJECT, simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 /** A pipe's stream source parameters, as the template has them. */
@@ -71,20 +71,8 @@ describe('simulate an app with the ordered path', () => {
   });
 
   test("served (--serve), it prints the ordered subscriber's Operator output marked ordered, and the printed dlq redrive and replay plan in sequence (issue 33)", async () => {
-    let stdout = '';
-    let stderr = '';
-    const stop = new AbortController();
-    const running = main(
-      ['simulate', '--assembly', ordered, '--scenario', `${FIXTURE}/scenario.ts`, '--count', '3', '--seed', 'serve', '--no-faults', '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')],
-      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
-    );
-    let finished = false;
-    void running.finally(() => (finished = true));
-    try {
-      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+    await whileServed(['simulate', '--assembly', ordered, '--scenario', `${FIXTURE}/scenario.ts`, '--count', '3', '--seed', 'serve', '--no-faults', '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')], PROJECT, async ({ stdout, stderr, environment }) => {
       expect(stderr).not.toContain('error:');
-      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
-      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
       const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Shipping".*\}' --dead-letter-queue /.test(line));
       expect(redrive).toBeDefined();
       const deployment = JSON.parse(/--subscriber-output '(\{.*\})'/.exec(redrive!)![1]!) as Record<string, unknown>;
@@ -108,9 +96,6 @@ describe('simulate an app with the ordered path', () => {
       const listed = await runPrinted(`${fenceList!} --json`, environment);
       expect(listed).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(listed.stdout)).toEqual([]);
-    } finally {
-      stop.abort();
-      await running;
-    }
+    });
   });
 });

@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { DescribeTimeToLiveCommand, DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { main } from '../../../simulator/cli/main';
-import { waitFor } from '../../cli/printed-commands';
+import { whileServed } from '../../cli/printed-commands';
 import { ORDERED_FIXTURE, PROJECT, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 const COUNT = 9;
@@ -25,25 +24,13 @@ beforeAll(async () => {
 afterAll(() => synthesized?.remove());
 
 test('a run started a year ago keeps every outbox item, and its served endpoint names the outbox TTL attribute', async () => {
-  let stdout = '';
-  let stderr = '';
-  const stop = new AbortController();
   const startTime = new Date(Math.floor(Date.now() / 1000) * 1000 - 365 * 86_400_000).toISOString();
   const local = inject('dynamoDbEndpoint');
-  const running = main(
-    ['simulate', '--assembly', ordered, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', String(COUNT), '--seed', 'ttl-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', local],
-    { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
-  );
-  let finished = false;
-  void running.finally(() => (finished = true));
-  try {
-    await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+  await whileServed(['simulate', '--assembly', ordered, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', String(COUNT), '--seed', 'ttl-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', local], PROJECT, async ({ stdout, stderr, environment }) => {
     expect(stderr).not.toContain('error:');
     expect(stdout).toMatch(/^OK: /m);
     const outboxTable = /\(outbox table (\S+)\):/.exec(stdout)?.[1];
     expect(outboxTable).toBeDefined();
-    const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
-    const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
     const servedEndpoint = /^ {2}DynamoDB Local +(http:\S+)/m.exec(stdout)![1]!;
     const region = process.env.AWS_REGION ?? 'us-east-1';
     const served = new DynamoDBClient({ endpoint: servedEndpoint, region, credentials: { accessKeyId: environment.AWS_ACCESS_KEY_ID!, secretAccessKey: environment.AWS_SECRET_ACCESS_KEY! } });
@@ -58,9 +45,6 @@ test('a run started a year ago keeps every outbox item, and its served endpoint 
     expect(expiries.every((expiresAt) => expiresAt < Date.now() / 1000)).toBe(true);
     // the operator's endpoint tells the TTL as the template defines it
     expect((await served.send(new DescribeTimeToLiveCommand({ TableName: outboxTable }))).TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: 'expiresAt' });
-  } finally {
-    stop.abort();
-    await running;
-  }
+  });
 });
 

@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, expect, inject, test } from 'vitest';
 import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { main } from '../../../simulator/cli/main';
-import { shellWords, waitFor } from '../../cli/printed-commands';
+import { shellWords, whileServed } from '../../cli/printed-commands';
 import { ORDERED_FIXTURE, PROJECT, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 let synthesized: OrderedAssemblies | undefined;
@@ -21,20 +20,8 @@ beforeAll(async () => {
 
 afterAll(() => synthesized?.remove());
 test('a run table deleted and created again while served reports its creation on the run clock, not the run start', async () => {
-  let stdout = '';
-  let stderr = '';
-  const stop = new AbortController();
   const startTime = new Date(Math.floor(Date.now() / 1000) * 1000 - 86_400_000).toISOString();
-  const running = main(
-    ['simulate', '--assembly', permanent, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', '9', '--seed', 'fence-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')],
-    { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
-  );
-  let finished = false;
-  void running.finally(() => (finished = true));
-  try {
-    await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
-    const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
-    const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
+  await whileServed(['simulate', '--assembly', permanent, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', '9', '--seed', 'fence-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')], PROJECT, async ({ stdout, environment }) => {
     const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Shipping".*\}' --dead-letter-queue /.test(line))!;
     const words = shellWords(redrive.trim());
     const output = JSON.parse(words[words.indexOf('--subscriber-output') + 1]!) as { inboxTable: string };
@@ -49,8 +36,5 @@ test('a run table deleted and created again while served reports its creation on
     const after = (await client.send(new DescribeTableCommand({ TableName: output.inboxTable }))).Table!;
     // made while serving: on the run's clock it is now (start + real elapsed), after every fence the run wrote
     expect(after.CreationDateTime!.getTime()).toBeGreaterThan(Date.parse(startTime) + 1000);
-  } finally {
-    stop.abort();
-    await running;
-  }
+  });
 });
