@@ -139,7 +139,7 @@ const MAX_UNUSED_LISTED = 3;
  */
 export function iamLine(result: SimulationResult): string {
   const iam = result.iam;
-  if (!iam.evaluated) return `IAM: not evaluated. ${iam.reason}`;
+  if (!iam.evaluated) return `IAM: not evaluated: ${iam.reason}`;
   const unused = Object.values(iam.unusedPermissions).reduce((sum, permissions) => sum + permissions.length, 0);
   const lines = [
     `IAM: ${iam.requests} requests evaluated, ${iam.authorized} authorized, ${iam.denied} denied` +
