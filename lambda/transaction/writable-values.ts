@@ -36,6 +36,14 @@ const PLAIN_VALUES =
   'Number.MAX_SAFE_INTEGER (or NumberValue), booleans, null, arrays, plain objects, Sets and binary; not class ' +
   'instances such as Date (store date.toISOString()), and not low-level attribute values such as { N: "7" }';
 
+/**
+ * What an `undefined` key attribute or expression value means: no client option writes it (`removeUndefinedValues`
+ * drops it, and DynamoDB then refuses the key or the expression as incomplete).
+ */
+const UNDEFINED_VALUE =
+  'its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the ' +
+  'request incomplete): check what computes it';
+
 /** The parts of a TransactWriteItems action the DocumentClient marshals. */
 const MARSHALLED_PARTS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
@@ -59,6 +67,9 @@ export function assertWritable(actions: readonly TransactWriteItem[], describe: 
         if (attributes === undefined || attributes === null) continue;
         // attribute by attribute, as lib-dynamodb does: an attribute named 'constructor' must not make the map a class instance
         for (const [name, value] of Object.entries(attributes)) {
+          if (value === undefined && part !== 'Item') {
+            throw new InvalidWriteError(`action ${index} (${describe(index)}): its ${part} attribute '${name}' cannot be written: ${UNDEFINED_VALUE}`);
+          }
           if (value === undefined && options?.removeUndefinedValues === true) continue;
           try {
             convertToAttr(value, options);

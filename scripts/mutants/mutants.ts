@@ -2903,4 +2903,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (eventId === subscriber.probeRefused) continue;',
     tests: ['test/simulator/check/last-receive-probes.test.ts'],
   },
+  {
+    id: 'undefined-expression-value-sent',
+    breaks: 'an undefined key attribute or expression value is sent (removeUndefinedValues drops it) and DynamoDB refuses the request as incomplete, with no word of the undefined value',
+    file: 'lambda/transaction/writable-values.ts',
+    find: "          if (value === undefined && part !== 'Item') {",
+    replace: "          if (value === undefined && part !== 'Item' && part.length < 0) {",
+    tests: ['test/lambda/runtime-hardening.int.test.ts'],
+  },
 ];

@@ -6,7 +6,7 @@
  * across them only by such statements (the topic's, the keys', the bucket's), so a run of it without IAM evaluation
  * is NOT PROVEN (exit code 5), never OK: a CI step reads the exit code, not the text.
  */
-import { HOW_TO_INSTALL_POLICY_ENGINE } from '../iam/policy-engine';
+import { HOW_TO_INSTALL_POLICY_ENGINE, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
 
 /** What a run without IAM evaluation did not check (the verdict's and the JSON's words). */
 export const IAM_NOT_CHECKED =
@@ -42,7 +42,7 @@ export function iamNotEvaluated(cause: IamNotEvaluatedCause, accounts: readonly 
   return {
     evaluated: false,
     cause,
-    reason: cause === 'off' ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}`,
+    reason: cause === 'off' ? 'IAM evaluation is off (--iam off)' : `the policy engine ${POLICY_ENGINE_PACKAGE} is not installed: ${HOW_TO_INSTALL_POLICY_ENGINE}`,
     notChecked: IAM_NOT_CHECKED,
     ...(distinct.length > 1 ? { accounts: distinct } : {}),
   };

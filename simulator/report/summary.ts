@@ -139,7 +139,7 @@ const MAX_UNUSED_LISTED = 3;
  */
 export function iamLine(result: SimulationResult): string {
   const iam = result.iam;
-  if (!iam.evaluated) return `IAM: not evaluated. ${iam.reason}`;
+  if (!iam.evaluated) return `IAM: not evaluated: ${iam.reason}`;
   const unused = Object.values(iam.unusedPermissions).reduce((sum, permissions) => sum + permissions.length, 0);
   const lines = [
     `IAM: ${iam.requests} requests evaluated, ${iam.authorized} authorized, ${iam.denied} denied` +
@@ -430,9 +430,10 @@ export function formatSummary(result: SimulationResult): string {
     if (result.effectsNotCounted.length > 0) out.push(`effects not counted (no effect probe in the scenario): ${result.effectsNotCounted.join(', ')}`);
     out.push(`VIOLATED: ${result.violations.length} invariant violation(s):`);
     const causes = new Map(result.causes.map((caused) => [caused.violation, caused.causes]));
+    const fixesPrinted = new Set<string>();
     result.violations.forEach((violation, index) => {
       out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${printedDetail(violation.detail, causes.get(index) ?? [])}`);
-      for (const line of causeLines(causes.get(index) ?? [])) out.push(`      ${line}`);
+      for (const line of causeLines(causes.get(index) ?? [], fixesPrinted, violation.subscriber)) out.push(`      ${line}`);
     });
     // a violation wins the verdict; the failure paths a subscriber never met are still what the run does not prove
     const [pathsNotMet, ...pathsNotMetItems] = failurePathsNotMetLines(result.failurePathsNotMet ?? []);
@@ -461,8 +462,12 @@ export function settingText(setting: SettingReference): string {
   return [`${setting.name} ${typeof setting.value === 'number' ? setting.value : JSON.stringify(setting.value)}`, ...told].join(', ');
 }
 
-/** The distinct causes of a violation, one line each: the kind, where, and the change to make. */
-function causeLines(causes: readonly ViolationCause[]): string[] {
+/**
+ * The distinct causes of a violation, one line each: the kind, where, and the change to make, told once per run for a
+ * subscriber, kind and fix (`fixesPrinted` holds those told by earlier violations; a later line says `as for <kind>
+ * above`).
+ */
+function causeLines(causes: readonly ViolationCause[], fixesPrinted: Set<string>, subscriber: string | undefined): string[] {
   const byKind = new Map<string, ViolationCause[]>();
   for (const cause of causes) byKind.set(cause.kind, [...(byKind.get(cause.kind) ?? []), cause]);
   return [...byKind].map(([kind, told]) => {
@@ -476,6 +481,10 @@ function causeLines(causes: readonly ViolationCause[]): string[] {
       ...(setting === undefined ? [] : [settingText(setting)]),
       ...(calls.length === 0 ? [] : [`call(s) ${calls.join(', ')}`]),
     ];
-    return `cause: ${kind}${where.length === 0 ? '' : ` (${where.join('; ')})`}; fix: ${told[0]!.fix}`;
+    const fix = told[0]!.fix;
+    const key = `${subscriber ?? ''}\n${kind}\n${fix}`;
+    const toldBefore = fixesPrinted.has(key);
+    fixesPrinted.add(key);
+    return `cause: ${kind}${where.length === 0 ? '' : ` (${where.join('; ')})`}; fix: ${toldBefore ? `as for ${kind} above` : fix}`;
   });
 }

@@ -41,6 +41,38 @@ describe('the text report of causes', () => {
     expect((resultJson(result).violations as { detail: string }[])[0]!.detail).toBe(detail);
   });
 
+  test("a fix is printed once per subscriber for its kind of cause: a later violation with the same cause says so, another subscriber's prints it, and --json keeps every fix", () => {
+    const result = run(
+      [
+        { kind: 'effect-count', subscriber: 'Receipts', detail: 'e-1: applied 2 time(s), expected exactly 1' },
+        { kind: 'effect-count', subscriber: 'Receipts', detail: 'e-2: applied 2 time(s), expected exactly 1' },
+      ],
+      [
+        { violation: 0, causes: [outside] },
+        { violation: 1, causes: [{ ...outside, eventIds: ['e-2'] }] },
+      ],
+    );
+
+    const text = formatSummary(result);
+    expect(text.split(fixFor('effect-outside-lease')).length - 1).toBe(1);
+    expect(text).toContain(`      cause: effect-outside-lease (event(s) e-1; call(s) POST 127.0.0.1:9/receipts); fix: ${fixFor('effect-outside-lease')}\n`);
+    expect(text).toContain('      cause: effect-outside-lease (event(s) e-2; call(s) POST 127.0.0.1:9/receipts); fix: as for effect-outside-lease above\n');
+    // another subscriber's violation with the same cause prints the fix again
+    const atTwo = run(
+      [
+        { kind: 'effect-count', subscriber: 'Receipts', detail: 'e-1: applied 2 time(s), expected exactly 1' },
+        { kind: 'effect-count', subscriber: 'Settlement', detail: 'e-2: applied 2 time(s), expected exactly 1' },
+      ],
+      [
+        { violation: 0, causes: [outside] },
+        { violation: 1, causes: [{ ...outside, subscriber: 'Settlement', eventIds: ['e-2'] }] },
+      ],
+    );
+    expect(formatSummary(atTwo).split(fixFor('effect-outside-lease')).length - 1).toBe(2);
+    const json = resultJson(result) as { violations: { causes?: ViolationCause[] }[] };
+    expect(json.violations.map((violation) => violation.causes?.[0]?.fix)).toEqual([fixFor('effect-outside-lease'), fixFor('effect-outside-lease')]);
+  });
+
   test("a fix told after a semicolon, and a detail whose fix is not a cause's, are printed as they are but for the cause's fix", () => {
     const fix = fixFor('event-id-per-attempt');
     expect(printedDetail(`the producer draws a new event id on each attempt; ${fix}`, [{ ...outside, kind: 'event-id-per-attempt', fix }])).toBe('the producer draws a new event id on each attempt');

@@ -10,6 +10,7 @@ import { FAILURE_PATHS_NOT_MET_ADVICE, notSteeredFailurePaths, notSteeredReason 
 import { runVerdict } from '../../simulator/run/verdict';
 import { probeOutcomeText } from '../../simulator/report/last-receive-probe-lines';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
+import { HOW_TO_INSTALL_POLICY_ENGINE } from '../../simulator/iam/policy-engine';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
 
@@ -29,6 +30,8 @@ describe('formatSummary', () => {
     const verdict = text.split('\n').find((line) => line.startsWith('OK: '))!;
     expect(verdict).toContain(`IAM NOT EVALUATED: ${IAM_NOT_CHECKED}`);
     expect(verdict).toContain('@cloud-copilot/iam-simulate');
+    // its IAM line says it once, and why: the engine is not installed
+    expect(text.split('\n').find((line) => line.startsWith('IAM: '))).toBe(`IAM: not evaluated: the policy engine @cloud-copilot/iam-simulate is not installed: ${HOW_TO_INSTALL_POLICY_ENGINE}`);
     const json = JSON.parse(JSON.stringify(resultJson(withoutEngine))) as { iam: { evaluated: boolean; notChecked?: string; cause?: string } };
     expect(json.iam).toMatchObject({ evaluated: false, cause: 'engine-missing', notChecked: IAM_NOT_CHECKED });
     // with --iam off the verdict says it too

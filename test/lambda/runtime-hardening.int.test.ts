@@ -154,6 +154,26 @@ describe('values that can never be written (issue 10, item 7)', () => {
     expect(await balance(account)).toBeUndefined();
   });
 
+  test.each([
+    ['an expression value', 'ExpressionAttributeValues', ':total'],
+    ['a key attribute', 'Key', 'pk'],
+  ])('a handler staging undefined as %s (which no client option can write) is dead-lettered at once, told to give it a value', async (_what, part, name) => {
+    const account = newAccount();
+    const { handler, deadLetter } = consumer({
+      handle: (envelope, tx) => {
+        const key = part === 'Key' ? { pk: undefined } : { pk: envelope.data.account };
+        tx.update({ TableName: ledgerTable, Key: key, UpdateExpression: 'SET total = :total', ExpressionAttributeValues: { ':total': part === 'Key' ? 1 : undefined } });
+      },
+    });
+
+    const response = await handler({ Records: [sqsRecord(JSON.stringify(envelopeObject({ data: { account, amount: 1 } })))] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published[0]?.errorName).toBe('InvalidWriteError');
+    expect(deadLetter.published[0]?.errorMessage).toContain(`its ${part} attribute '${name}' cannot be written: its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the request incomplete): check what computes it`);
+    expect(await balance(account)).toBeUndefined();
+  });
+
   test('low-level attribute values in tx.update, which DynamoDB refuses as invalid, are dead-lettered at once', async () => {
     const account = newAccount();
     const { handler, lines, deadLetter } = consumer({

@@ -241,7 +241,7 @@ describe('simulate with IAM evaluation', () => {
 
     // the missing grant goes unseen without IAM: the verdict must say evaluation was off; the example spans two
     // accounts (the loyalty team's subscriber's), which only policies connect: unchecked, the run is NOT PROVEN, never OK
-    expect(stdout).toContain('IAM: not evaluated. IAM evaluation is off (--iam off)');
+    expect(stdout).toContain('IAM: not evaluated: IAM evaluation is off (--iam off)');
     expect(stdout).not.toContain('[access-denied]');
     expect(stdout).toMatch(/^NOT PROVEN: .*IAM was not evaluated, and the app spans 2 accounts \(111111111111, 222222222222\)/m);
     expect(stdout).toContain(`${IAM_NOT_PROVEN_TEXT} 2 accounts`);
