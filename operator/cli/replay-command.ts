@@ -24,6 +24,7 @@ import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
+import { queueOccupancy, queuedCopyRefusal } from './queued-copy';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -254,6 +255,8 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const applications: AggregateApplications | undefined = aggregateTables.length === 0 ? undefined : await readAggregateApplications(context.client(), aggregateTables, subscriber);
   const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  // an aggregate subscriber's queue: what it holds now (a copy an earlier replay sent may be there)
+  const occupancy = applications === undefined ? undefined : await queueOccupancy(context.sqsClient(), queue);
   // every mode but aggregate has a window (resolveSubscriber requires it)
   const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event): { event: OutboxEvent; send: boolean; applied?: boolean; why?: string; override?: string } => {
@@ -265,6 +268,9 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
       const decided = aggregateDecision(applications, event.envelope.id, subscriber);
       if ('applied' in decided) return { event, send: false, applied: true, why: decided.applied };
       if ('unknown' in decided) return { event, send: values['allow-reapply'] === true, why: decided.unknown, override: '--allow-reapply' };
+      // never applied, but the relay's copy may still be on the queue: the replayed copy would be its second
+      const queued = queuedCopyRefusal(event, subscriber, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, occupancy: occupancy ?? { unreadable: 'not read' } });
+      if (queued !== undefined) return { event, send: values['allow-reapply'] === true, why: queued, override: '--allow-reapply' };
       return { event, send: true };
     }
     const earliest = earliestApplication(event, now);
