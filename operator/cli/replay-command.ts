@@ -78,7 +78,12 @@ Refused (exit code 3):
     every event is refused. With its aggregate tables (--aggregate-table, every table its locate writes; read with
     your own credentials), an event whose id an aggregate remembers was applied and is not sent (not refused), one no
     aggregate remembers is sent when no aggregate ever forgot an id (its aggregateVersion is its list's length), and
-    refused when some did, naming them (--allow-reapply sends it with a warning). Only the subscriber's own aggregates
+    refused when some did, naming them (--allow-reapply sends it with a warning). It is refused too while a copy of it
+    may still be on the subscriber's queue (both copies would arrive, and once newer events pushed its id out of the
+    list between them, the second applies again): the relay's copy until its item's write (iefWrittenAt; none, or one
+    later than now, proves nothing) plus the relay's 24 hours plus the queue's MessageRetentionPeriod plus an hour,
+    which the refusal names; a copy an earlier replay sent while the queue holds any message (its approximate counts,
+    which lag a send by about a minute). --allow-reapply sends it with a warning. Only the subscriber's own aggregates
     count: each item names its subscriber (aggregateSubscriber); items naming another (a table several subscribers
     share) are left out, and an id only an item naming none remembers (written before the runtime marked items) is
     refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
@@ -119,7 +124,9 @@ Options:
 ${outboxTtlAttributeHelp(37)}
   --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
                                      a warning and an audit line
-  --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
+  --allow-reapply                    send to a subscriber in aggregate mode what may be applied again (no aggregate
+                                     table, one that forgot ids, a copy that may still be on its queue), with a warning
+                                     and an audit line
   --aggregate-table <name>           a subscriber in aggregate mode: a table of its aggregates (repeatable; every table
                                      its locate writes), to decide from their processed ids what was applied
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
