@@ -24,6 +24,7 @@ import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
+import { queueOccupancy, queuedCopyRefusal } from './queued-copy';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -77,7 +78,12 @@ Refused (exit code 3):
     every event is refused. With its aggregate tables (--aggregate-table, every table its locate writes; read with
     your own credentials), an event whose id an aggregate remembers was applied and is not sent (not refused), one no
     aggregate remembers is sent when no aggregate ever forgot an id (its aggregateVersion is its list's length), and
-    refused when some did, naming them (--allow-reapply sends it with a warning). Only the subscriber's own aggregates
+    refused when some did, naming them (--allow-reapply sends it with a warning). It is refused too while a copy of it
+    may still be on the subscriber's queue (both copies would arrive, and once newer events pushed its id out of the
+    list between them, the second applies again): the relay's copy until its item's write (iefWrittenAt; none, or one
+    later than now, proves nothing) plus the relay's 24 hours plus the queue's MessageRetentionPeriod plus an hour,
+    which the refusal names; a copy an earlier replay sent while the queue holds any message (its approximate counts,
+    which lag a send by about a minute). --allow-reapply sends it with a warning. Only the subscriber's own aggregates
     count: each item names its subscriber (aggregateSubscriber); items naming another (a table several subscribers
     share) are left out, and an id only an item naming none remembers (written before the runtime marked items) is
     refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
@@ -118,7 +124,9 @@ Options:
 ${outboxTtlAttributeHelp(37)}
   --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
                                      a warning and an audit line
-  --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
+  --allow-reapply                    send to a subscriber in aggregate mode what may be applied again (no aggregate
+                                     table, one that forgot ids, a copy that may still be on its queue), with a warning
+                                     and an audit line
   --aggregate-table <name>           a subscriber in aggregate mode: a table of its aggregates (repeatable; every table
                                      its locate writes), to decide from their processed ids what was applied
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
@@ -254,6 +262,8 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const applications: AggregateApplications | undefined = aggregateTables.length === 0 ? undefined : await readAggregateApplications(context.client(), aggregateTables, subscriber);
   const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  // an aggregate subscriber's queue: what it holds now (a copy an earlier replay sent may be there)
+  const occupancy = applications === undefined ? undefined : await queueOccupancy(context.sqsClient(), queue);
   // every mode but aggregate has a window (resolveSubscriber requires it)
   const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event): { event: OutboxEvent; send: boolean; applied?: boolean; why?: string; override?: string } => {
@@ -265,6 +275,9 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
       const decided = aggregateDecision(applications, event.envelope.id, subscriber);
       if ('applied' in decided) return { event, send: false, applied: true, why: decided.applied };
       if ('unknown' in decided) return { event, send: values['allow-reapply'] === true, why: decided.unknown, override: '--allow-reapply' };
+      // never applied, but the relay's copy may still be on the queue: the replayed copy would be its second
+      const queued = queuedCopyRefusal(event, subscriber, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, occupancy: occupancy ?? { unreadable: 'not read' } });
+      if (queued !== undefined) return { event, send: values['allow-reapply'] === true, why: queued, override: '--allow-reapply' };
       return { event, send: true };
     }
     const earliest = earliestApplication(event, now);

@@ -2911,4 +2911,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "          if (value === undefined && part !== 'Item' && part.length < 0) {",
     tests: ['test/lambda/runtime-hardening.int.test.ts'],
   },
+  {
+    id: 'replay-aggregate-queued-copy-sent',
+    breaks: "replay --aggregate-table sends an event no aggregate remembers while the relay's copy may still be on the queue: both copies arrive, and once the id left the bounded list the second is applied again (the life model, seed -996432299)",
+    file: 'operator/cli/replay-command.ts',
+    find: "      if (queued !== undefined) return { event, send: values['allow-reapply'] === true, why: queued, override: '--allow-reapply' };",
+    replace: '',
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'replay-aggregate-queue-counts-ignored',
+    breaks: "replay --aggregate-table sends an event a second time while its queue holds messages, an earlier replay's copy among them: replayed twice before the consumer took the first copy, both copies arrive and may both apply",
+    file: 'operator/cli/queued-copy.ts',
+    find: '    if (total === 0) return undefined;',
+    replace: '    if (total >= 0) return undefined;',
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
 ];

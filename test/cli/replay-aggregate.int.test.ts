@@ -9,7 +9,7 @@
  * forgot ids, it may have been applied, and is refused as before (`--allow-reapply` sends it). Against DynamoDB Local
  * and the simulator's SQS endpoint, with the real CLI in-process.
  */
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { AGGREGATE_ITEM } from '../../lambda/contract/wire-format';
 import { localClient } from '../support/dynamodb-client';
@@ -20,6 +20,7 @@ import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } 
 import { cli, type OperatorServices } from './operator-services';
 import { DAY_MS, outbox, startServices, useReplayOutbox } from './replay-outbox-kit';
 import { notAggregateTable } from '../../operator/cli/aggregate-applications';
+import { MAY_BE_QUEUED_TEXT } from '../../operator/cli/queued-copy';
 
 let aggregates: string;
 
@@ -42,6 +43,12 @@ async function aggregate(pk: string, version: number, applied: readonly string[]
   );
 }
 
+/**
+ * How old an event is that these tests send: older than the relay's copy can still be on the queue (the relay's 24
+ * hours, the queue's 4 days of retention, an hour to spare), so the replayed copy is the only one.
+ */
+const PAST_QUEUE_MS = 6 * DAY_MS;
+
 const replayArgs = (s: OperatorServices, ...ids: string[]) => [
   'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', 'Invoicing', '--processing-mode', 'aggregate',
   '--filter-policy', 'none', ...ids.flatMap((id) => ['--event-id', id]), '--yes', '--json',
@@ -57,8 +64,8 @@ interface Decision {
 describe('replay to a subscriber in aggregate mode, given its aggregate tables', () => {
   test('sends an event no aggregate applied while none forgot an id, and not one an aggregate applied', async () => {
     const s = await startServices('AggregateReplay');
-    await outboxEvent('evt-applied', s.clock.now() - DAY_MS);
-    await outboxEvent('evt-missed', s.clock.now() - DAY_MS);
+    await outboxEvent('evt-applied', s.clock.now() - PAST_QUEUE_MS);
+    await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
     await aggregate('order-1', 2, ['evt-earlier', 'evt-applied']);
 
     const replay = await cli(s, ...replayArgs(s, 'evt-applied', 'evt-missed'), '--aggregate-table', aggregates);
@@ -93,8 +100,8 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
 
   test('A-1: an id only an item naming no subscriber remembers is refused (not applied); another subscriber\'s items are left out, forgetful or not', async () => {
     const s = await startServices('AggregateReplayUnmarked');
-    await outboxEvent('evt-old', s.clock.now() - DAY_MS);
-    await outboxEvent('evt-theirs', s.clock.now() - DAY_MS);
+    await outboxEvent('evt-old', s.clock.now() - PAST_QUEUE_MS);
+    await outboxEvent('evt-theirs', s.clock.now() - PAST_QUEUE_MS);
     await aggregate('order-unmarked', 1, ['evt-old'], null); // written before the runtime marked items
     await aggregate('customer#c-1', 9, ['evt-theirs'], 'Loyalty'); // Loyalty's, and it forgot 8 ids
 
@@ -179,6 +186,92 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     await aggregate('order-1', 1, ['evt-applied']);
     const shared = await cli(s, ...replayArgs(s, 'evt-applied'), '--aggregate-table', aggregates);
     expect(shared.code, shared.stdout + shared.stderr).toBe(0);
+    expect(s.queue.messages()).toEqual([]);
+  });
+
+  /**
+   * The model of an event's whole life (seed -996432299, maxProcessedMessages 1): two events the relay had just put on
+   * the queue, which no aggregate had applied yet, were replayed over a range; both copies of each arrived, and with one
+   * id remembered the second copy of each was applied again. A copy the relay published is on the queue until the
+   * relay's 24 hours plus the queue's retention have passed since the item's write: until then the event is refused,
+   * saying until when (--allow-reapply sends it, with a warning and an audit line); after, it is the only copy and sent.
+   */
+  test("refuses an event no aggregate applied while the relay's copy may still be on the queue; with the real consumer that copy and the replayed one both apply", async () => {
+    const s = await startServices('AggregateReplayQueued');
+    const writtenAt = s.clock.now() - 3_600_000;
+    const body = await outboxEvent('evt-queued', writtenAt, { type: 'OrderPlaced', data: { orderId: 'order-1', customer: 'c-1' } });
+    const later = await outboxEvent('evt-later', writtenAt, { type: 'OrderPlaced', data: { orderId: 'order-2', customer: 'c-1' } });
+    s.queue.send({ body, origin: { via: 'sns' } }); // the relay's copy, not yet received
+    await aggregate('customer#c-1', 1, ['evt-earlier']); // applied one event, forgot none
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-queued'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(3);
+    const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
+    const goneAt = new Date(writtenAt + (86_400 + 4 * 86_400 + 3600) * 1000).toISOString();
+    expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-queued', send: false }));
+    expect(decision!.why!.startsWith(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url} `), decision!.why).toBe(true);
+    expect(decision!.why).toContain(`may be delivered until ${goneAt}`);
+    expect(decision!.why).toContain('--allow-reapply');
+    expect(decision).not.toHaveProperty('applied');
+    expect(s.queue.messages()).toHaveLength(1);
+
+    // the risk the refusal names, with the real runtime (maxProcessedMessages 1): the override sends a second copy,
+    // a newer event of the same customer is applied between the two, and the second copy is applied again
+    const forced = await cli(s, ...replayArgs(s, 'evt-queued'), '--aggregate-table', aggregates, '--allow-reapply');
+    expect(forced.code, forced.stdout + forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: event 'evt-queued': ${MAY_BE_QUEUED_TEXT}`);
+    expect(forced.stderr).toContain('"audit":"replay-override"');
+    const copies = s.queue.messages().map((message) => message.body);
+    expect(copies).toEqual([body, body]);
+    const consumer = createAggregateConsumer<{ customer: string }, { points: number }>({
+      locate: (event) => ({ tableName: aggregates, key: { pk: `customer#${event.data.customer}` } }),
+      apply: (current) => ({ state: { points: (current?.points ?? 0) + 10 } }),
+      client: localClient(),
+      config: { subscriberName: 'Invoicing' },
+      maxProcessedMessages: 1,
+      deadLetter: new RecordingDeadLetterPublisher(),
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+    });
+    for (const each of [copies[0]!, later, copies[1]!]) await consumer({ Records: [sqsRecord(each)] } as never, {} as never);
+    const item = (await documents().send(new GetCommand({ TableName: aggregates, Key: { pk: 'customer#c-1' }, ConsistentRead: true }))).Item;
+    expect(item?.points).toBe(1 + 3 * 10); // evt-queued twice and evt-later once (the fixture's 1 before): what the refusal prevents
+
+    // once the relay's copy can no longer be on the queue (SQS deleted it at its retention), the event is sent
+    s.clock.advanceBy(Date.parse(goneAt) - s.clock.now());
+    await aggregate('customer#c-1', 1, ['evt-earlier']);
+    const afterwards = await cli(s, ...replayArgs(s, 'evt-queued'), '--aggregate-table', aggregates);
+    expect(afterwards.code, afterwards.stdout + afterwards.stderr).toBe(0);
+    expect((JSON.parse(afterwards.stdout) as { events: Decision[] }).events).toEqual([expect.objectContaining({ eventId: 'evt-queued', send: true })]);
+  });
+
+  test('replayed twice before its consumer took the first copy, an event is refused the second time: the queue holds messages, and a copy an earlier replay sent may be one', async () => {
+    const s = await startServices('AggregateReplayTwice');
+    await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
+    await aggregate('order-1', 1, ['evt-earlier']);
+
+    const first = await cli(s, ...replayArgs(s, 'evt-missed'), '--aggregate-table', aggregates);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const second = await cli(s, ...replayArgs(s, 'evt-missed'), '--aggregate-table', aggregates);
+
+    expect(second.code, second.stdout + second.stderr).toBe(3);
+    const [decision] = (JSON.parse(second.stdout) as { events: Decision[] }).events;
+    expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-missed', send: false }));
+    expect(decision!.why).toContain(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: the relay's copy is gone, but the queue holds 1 message(s) (ApproximateNumberOfMessages 1,`);
+    expect(s.queue.messages()).toHaveLength(1);
+  });
+
+  test("refuses an event no aggregate applied whose outbox item does not say when it was written: when its queue's copy is gone can not be proven", async () => {
+    const s = await startServices('AggregateReplayUndated');
+    await putOutboxItem(outbox, { id: 'evt-undated', timeMs: s.clock.now() - PAST_QUEUE_MS, writtenAtMs: undefined });
+    await aggregate('order-1', 1, ['evt-earlier']);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-undated'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(3);
+    const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
+    expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-undated', send: false, why: expect.stringContaining(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: its outbox item does not say when it was written`) }));
     expect(s.queue.messages()).toEqual([]);
   });
 

@@ -41,6 +41,7 @@ import { createInboxTable, createOutbox } from '../proof/tables';
 import { OffloadedEvents, type ObjectDamage, type OffloadCase } from './offloaded-events';
 import { inject } from 'vitest';
 import { AGGREGATE_ITEM } from '../../../lambda/contract/wire-format';
+import { MAY_BE_QUEUED_TEXT, RELAY_PUBLISH_BOUND_SECONDS } from '../../../operator/cli/queued-copy';
 
 /** The AWS profile of the flow's account the subscriber's team replays with (`--flow-profile`). */
 const FLOW_PROFILE = 'flow-outbox';
@@ -103,6 +104,8 @@ interface Published {
   readonly taken: boolean;
   /** Its data went to the payload bucket (claim-check), with its reference. @default inline */
   readonly dataref?: string;
+  /** When its outbox item says it was written (`iefWrittenAt`): the truth, 40 days later, or nothing (`writtenBy`). */
+  readonly writtenAt?: number;
 }
 
 interface InvocationState extends CrashPlan {
@@ -216,7 +219,8 @@ export class SystemWorld {
   /** The relay publishes a committed event to the topic, whose filter fans it out (`note`: what the history adds). */
   private fanOut(id: string, spec: EventSpec, body: string, note: string, dataref?: string): void {
     const taken = this.filter === undefined || this.filter({ body, attributes: {} });
-    this.events.set(id, { id, spec, taken, ...(dataref === undefined ? {} : { dataref }) });
+    const writtenAt = spec.writtenBy === 'no-write-time' ? undefined : spec.writtenBy === 'future-write-time' ? this.now() + 40 * DAY_MS : this.now();
+    this.events.set(id, { id, spec, taken, ...(dataref === undefined ? {} : { dataref }), ...(writtenAt === undefined ? {} : { writtenAt }) });
     if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body);
     this.history.push(`publish ${id} ${spec.type} from ${spec.source}${note}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +${this.config.deduplicationWindowDays}d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
   }
@@ -481,13 +485,45 @@ export class SystemWorld {
     const name = table === 'its' ? this.tables.business : table === 'wrong' ? this.tables.outbox.outboxTableName : `${this.tables.business}-typo`;
     const holdsAggregate = table === 'its' && (await this.holdsAggregateOfSubscriber());
     const sentBefore = this.operatorCopies();
+    const queuedBefore = new Set(this.services.queue.messages().map((message) => eventIdOf(message.body)));
+    const queueHeld = this.services.queue.counts().total > 0;
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--aggregate-table', name, '--yes', '--json');
-    if (holdsAggregate) return this.recordReplay(result, `replay --aggregate-table ${which === 'range' ? 'the range' : 'one event'}`);
+    if (holdsAggregate) {
+      this.expectQueuedCopyRule(result.stdout, queuedBefore, queueHeld);
+      return this.recordReplay(result, `replay --aggregate-table ${which === 'range' ? 'the range' : 'one event'}`);
+    }
     const what = table === 'missing' ? 'a missing table' : table === 'wrong' ? 'a table of the flow that is not an aggregate table' : 'its table before it applied an event';
     const expected = table === 'missing' ? name : `--aggregate-table ${name}: not an aggregate table of subscriber 'life'`;
     if (result.code !== 1 || !result.stderr.includes(expected)) this.violate(`replay --aggregate-table of ${what} exited ${result.code}, not 1 naming it (${expected}): ${result.stderr}${result.stdout}`);
     if (this.operatorCopies() !== sentBefore) this.violate(`replay --aggregate-table of ${what} sent copies although it failed`);
     this.history.push(`operator: replay --aggregate-table of ${what}: failed (exit ${result.code}), nothing sent`);
+  }
+
+  /**
+   * `replay --aggregate-table`'s rule for an event no aggregate remembers (operator/cli/queued-copy.ts), as the model
+   * knows the world: it is sent only when the relay's copy can no longer be on the queue (its outbox item's write time,
+   * as the item says it, plus the relay's 24 hours, the queue's retention and an hour) and the queue held nothing
+   * (`queueHeld`: a copy an earlier replay sent may be there), else refused with {@link MAY_BE_QUEUED_TEXT}; and never
+   * is a copy sent of an event the queue held (`queuedBefore`, the truth): its two copies could both be applied.
+   */
+  private expectQueuedCopyRule(stdout: string, queuedBefore: ReadonlySet<string>, queueHeld: boolean): void {
+    let output: { events?: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }> };
+    try {
+      output = JSON.parse(stdout) as typeof output;
+    } catch {
+      return; // recordReplay names a failed command
+    }
+    const boundMs = (RELAY_PUBLISH_BOUND_SECONDS + this.config.queueRetentionDays * 86_400 + 3600) * 1000;
+    for (const decided of output.events ?? []) {
+      if (decided.send && queuedBefore.has(decided.eventId)) this.violate(`replay --aggregate-table sent a copy of ${decided.eventId} while the subscriber's queue held one`);
+      // applied (remembered), or refused by another rule (an aggregate forgot ids): not this rule's
+      if (decided.applied === true || (!decided.send && decided.why?.startsWith(MAY_BE_QUEUED_TEXT) !== true)) continue;
+      const writtenAt = this.events.get(decided.eventId)?.writtenAt;
+      const mayBeQueued = writtenAt === undefined || writtenAt > this.now() || this.now() < writtenAt + boundMs || queueHeld;
+      if (decided.send === mayBeQueued) {
+        this.violate(`replay --aggregate-table ${decided.send ? 'sent' : 'refused'} ${decided.eventId} (written ${writtenAt === undefined ? 'at an unknown time' : new Date(writtenAt).toISOString()}, the queue ${queueHeld ? 'holding messages' : 'empty'}), but the model ${mayBeQueued ? 'expects its refusal: a copy may still be on the queue' : 'expects it sent: no copy can be on the queue'}`);
+      }
+    }
   }
 
   /** Whether the business table holds an aggregate the runtime wrote for the subscriber (from the truth). */
