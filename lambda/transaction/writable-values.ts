@@ -44,6 +44,15 @@ const UNDEFINED_VALUE =
   'its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the ' +
   'request incomplete): check what computes it';
 
+/** The expressions of an action that may name an expression attribute value. */
+const EXPRESSIONS = ['UpdateExpression', 'ConditionExpression'] as const;
+
+/** True when one of the action's expressions names the value `name` (`:total`, not `:totalNote`). */
+function namedByAnExpression(operation: Readonly<Record<string, unknown>>, name: string): boolean {
+  const named = new RegExp(`${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![A-Za-z0-9_])`);
+  return EXPRESSIONS.some((expression) => typeof operation[expression] === 'string' && named.test(operation[expression]));
+}
+
 /** The parts of a TransactWriteItems action the DocumentClient marshals. */
 const MARSHALLED_PARTS = ['Item', 'Key', 'ExpressionAttributeValues'] as const;
 
@@ -67,7 +76,7 @@ export function assertWritable(actions: readonly TransactWriteItem[], describe: 
         if (attributes === undefined || attributes === null) continue;
         // attribute by attribute, as lib-dynamodb does: an attribute named 'constructor' must not make the map a class instance
         for (const [name, value] of Object.entries(attributes)) {
-          if (value === undefined && part !== 'Item') {
+          if (value === undefined && (part === 'Key' || (part === 'ExpressionAttributeValues' && namedByAnExpression(operation as Record<string, unknown>, name)))) {
             throw new InvalidWriteError(`action ${index} (${describe(index)}): its ${part} attribute '${name}' cannot be written: ${UNDEFINED_VALUE}`);
           }
           if (value === undefined && options?.removeUndefinedValues === true) continue;

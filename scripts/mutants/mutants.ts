@@ -2907,8 +2907,16 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'undefined-expression-value-sent',
     breaks: 'an undefined key attribute or expression value is sent (removeUndefinedValues drops it) and DynamoDB refuses the request as incomplete, with no word of the undefined value',
     file: 'lambda/transaction/writable-values.ts',
-    find: "          if (value === undefined && part !== 'Item') {",
-    replace: "          if (value === undefined && part !== 'Item' && part.length < 0) {",
+    find: "          if (value === undefined && (part === 'Key' || (part === 'ExpressionAttributeValues' && namedByAnExpression(operation as Record<string, unknown>, name)))) {",
+    replace: "          if (value === undefined && part.length < 0 && namedByAnExpression(operation as Record<string, unknown>, name)) {",
+    tests: ['test/lambda/runtime-hardening.int.test.ts'],
+  },
+  {
+    id: 'undefined-unnamed-expression-value-refused',
+    breaks: 'an undefined expression value that no expression names, which removeUndefinedValues drops and DynamoDB writes, is refused and the event dead-lettered',
+    file: 'lambda/transaction/writable-values.ts',
+    find: "          if (value === undefined && (part === 'Key' || (part === 'ExpressionAttributeValues' && namedByAnExpression(operation as Record<string, unknown>, name)))) {",
+    replace: "          if (value === undefined && part !== 'Item') {",
     tests: ['test/lambda/runtime-hardening.int.test.ts'],
   },
   {

@@ -174,6 +174,21 @@ describe('values that can never be written (issue 10, item 7)', () => {
     expect(await balance(account)).toBeUndefined();
   });
 
+  test('an undefined expression value no expression names is dropped, as removeUndefinedValues does, and the write applied', async () => {
+    const account = newAccount();
+    const { handler, lines } = consumer({
+      handle: (envelope, tx) => {
+        tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD balance :amount', ExpressionAttributeValues: { ':amount': 3, ':amountNote': undefined } });
+      },
+    });
+
+    const response = await handler({ Records: [sqsRecord(JSON.stringify(envelopeObject({ data: { account, amount: 3 } })))] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    expect(await balance(account)).toBe(3);
+  });
+
   test('low-level attribute values in tx.update, which DynamoDB refuses as invalid, are dead-lettered at once', async () => {
     const account = newAccount();
     const { handler, lines, deadLetter } = consumer({
