@@ -555,7 +555,7 @@ export class ApplyAttribution {
         const invocation = applications[0]!.invocation;
         return {
           text:
-            `applied twice by ${this.label(invocation, eventId)}: the ${resent.operation} on ${resent.tables.join(', ')} it sent with its own client${consumer.mode === 'aggregate' ? ', in apply(),' : ''} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
+            `applied ${timesText(resends(applications[0]!.writes, resent).applied)} by ${this.label(invocation, eventId)}: the ${resent.operation} on ${resent.tables.join(', ')} it sent with its own client${consumer.mode === 'aggregate' ? ', in apply(),' : ''} was applied by DynamoDB, ${lostResponsesText(resends(applications[0]!.writes, resent).lost)} ` +
             `(a write outside the transaction): ${fixFor('write-outside-transaction')}`,
           cause: {
             kind: 'write-outside-transaction',
@@ -571,7 +571,7 @@ export class ApplyAttribution {
         const invocation = applications[0]!.invocation;
         return {
           text:
-            `applied twice by ${this.label(invocation, eventId)}: its ${resent.operation} on ${resent.tables.join(', ')} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
+            `applied ${timesText(resends(applications[0]!.writes, resent).applied)} by ${this.label(invocation, eventId)}: its ${resent.operation} on ${resent.tables.join(', ')} was applied by DynamoDB, ${lostResponsesText(resends(applications[0]!.writes, resent).lost)} ` +
             `(a non-idempotent write re-run by an SDK retry after a lost response): ${fixFor('sdk-retry-after-lost-response', consumer.mode)}`,
           cause: {
             kind: 'sdk-retry-after-lost-response',
@@ -1067,6 +1067,22 @@ function notApplied(write: WriteSeen): string {
  * The write the SDK resent after a lost response, within one application: an applied write whose response was lost,
  * followed by an applied write of the same body (the SDK retries a request with the same payload).
  */
+/** How many times the SDK's resends of `resent` (same body) were applied, and how many of their responses were lost. */
+function resends(writes: readonly WriteSeen[], resent: WriteSeen): { readonly applied: number; readonly lost: number } {
+  const same = writes.filter((write) => write.applied && write.body === resent.body);
+  return { applied: same.length, lost: same.filter((write) => write.fault === 'lose-response').length };
+}
+
+/** `twice`, `3 times`. */
+function timesText(times: number): string {
+  return times === 2 ? 'twice' : `${times} times`;
+}
+
+/** How the SDK came to resend a write: its response lost once, or several times. */
+function lostResponsesText(lost: number): string {
+  return lost === 1 ? "its response lost, and the SDK's retry sent it again" : `its response lost ${lost} times, and the SDK's retry sent it again each time`;
+}
+
 function sdkResent(writes: readonly WriteSeen[]): WriteSeen | undefined {
   return writes.find((write, index) => write.applied && write.fault === 'lose-response' && writes.slice(index + 1).some((later) => later.applied && later.body === write.body));
 }

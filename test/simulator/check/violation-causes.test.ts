@@ -60,6 +60,19 @@ describe('structured causes', () => {
     ]);
   });
 
+  test('an ADD whose response was lost twice, each time resent by the SDK, is told applied 3 times by the invocation, not twice', () => {
+    const flow = run({ subscriber: 'Counter', mode: 'multi-step', inboxTable: 'Inbox' });
+    const add = { TableName: 'Counters', Key: { pk: { S: 'COUNTER#e-1' } }, UpdateExpression: 'ADD applied :one' };
+    flow.invoke([['e-1', 1]], [
+      { body: { TableName: 'Inbox', Key: { pk: { S: 'Counter#e-1' } } }, operation: 'UpdateItem', applied: true },
+      { body: add, operation: 'UpdateItem', fault: 'lose-response', applied: true },
+      { body: add, operation: 'UpdateItem', fault: 'lose-response', applied: true },
+      { body: add, operation: 'UpdateItem', applied: true },
+    ]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/^event e-1: applied 3 times by invocation #1 \(receive 1, at \+0 s\): its UpdateItem on Counters was applied by DynamoDB, its response lost 2 times, and the SDK's retry sent it again each time/);
+  });
+
   test('a one-time effect told by nothing the run shows has no cause (no guess)', () => {
     const flow = run({ subscriber: 'Counter', mode: 'multi-step', inboxTable: 'Inbox' });
     flow.invoke([['e-1', 1]], [{ body: { TableName: 'Counters', Key: { pk: { S: 'COUNTER#e-1' } } }, operation: 'UpdateItem', applied: true }]);
