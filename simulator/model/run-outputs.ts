@@ -62,12 +62,16 @@ export function outputTest(directory: string, cacheRoot: string, outputs: RunOut
 
 /**
  * Records the outputs a run is done with (call it once it wrote them: after its --json, at its end for its log and
- * stdout), in `cacheRoot`, so that later runs leave them out while they are as they are now. A file that does not exist,
- * or a descriptor open on no file, is not recorded; a failure to record is ignored (the next run synthesizes).
+ * stdout), in `cacheRoot`, so that later runs leave them out while they are as they are now. A file that does not exist
+ * or is outside `directory`, or a descriptor open on no file, is not recorded; a failure to record is ignored (the next
+ * run synthesizes).
  */
 export function recordRunOutputs(directory: string, cacheRoot: string, outputs: RunOutputs): void {
   const stats: fs.Stats[] = [];
   for (const file of outputs.outputFiles ?? []) {
+    // a file outside the project is no source anyway
+    const relative = path.relative(directory, path.resolve(directory, file));
+    if (relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)) continue;
     try {
       const stat = fs.statSync(path.resolve(directory, file));
       if (stat.isFile()) stats.push(stat);
