@@ -34,3 +34,4 @@ export type { AggregateOrderCoverage } from './check/aggregate-order-coverage';
 export { formatSummary } from './report/summary';
 export { historyMark, type HistoryKey, type HistoryOperation } from './check/history';
 export type { AssemblySource } from './model/assembly-cache';
+export type { RunOutputs } from './model/run-outputs';

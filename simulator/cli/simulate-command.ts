@@ -19,7 +19,7 @@ import { synthRefusedJson, synthRefusedSummary, synthRefusedViolation } from '..
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { UnknownFlowError } from '../run/producer-driver';
 import { RegionContradictionError, runSimulation, type SimulationResult } from '../run/simulation';
-import type { AssemblySource } from '../model/assembly-cache';
+import { recordOutputs, type AssemblySource } from '../model/assembly-cache';
 import { EXIT_CODE, INVOCATION, type Command, type CommandContext, type ParsedArguments } from '../../operator/cli/command';
 import { writePrivateFile } from '../run/private-file';
 import type { RunServices } from '../run/run-services';
@@ -291,6 +291,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const selected = Array.isArray(stacks) ? (stacks as string[]) : [];
   // what replays the run, refused at synth or not
   const replayed = { startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency };
+  const logFile = text(parsed, 'log') ?? (parsed.values.serve === true ? SERVE_LOG_FILE : undefined);
+  // the run's own outputs are no sources of the app: written into the project (--json result.json, --log run.jsonl,
+  // this process's stdout and stderr redirected, > run.txt), they never make this run's serve or a later run synthesize
+  // again; recorded once written, for the later runs
+  const outputs = { outputFiles: [text(parsed, 'json'), logFile].filter((file) => file !== undefined), outputDescriptors: [1, 2] };
   let result;
   let served: RunServices | undefined;
   // a file an earlier serve left (killed before its stop) is gone before this run, not read as this serve's
@@ -315,7 +320,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       region: context.clientOptions.region,
       dynamoDbEndpoint,
       dynamoDbAllInterfaces: parsed.values['dynamodb-all-interfaces'] === true,
-      logFile: text(parsed, 'log') ?? (parsed.values.serve === true ? SERVE_LOG_FILE : undefined),
+      logFile,
+      outputs,
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
       ...(parsed.values.serve === true ? { keepServices: (services: RunServices) => void (served = services) } : {}),
@@ -330,7 +336,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
     if (error instanceof UsageProblem) return context.usageError(error.message);
     // the app did not synthesize: the documented synth-error verdict, in the construct's words, and its --json
-    if (error instanceof SynthRefusedError) return synthRefused(parsed, context, error, { dynamoDbEndpoint, ...replayed });
+    if (error instanceof SynthRefusedError) {
+      const refused = synthRefused(parsed, context, error, { dynamoDbEndpoint, ...replayed });
+      recordOutputs(cwd, outputs);
+      return refused;
+    }
     throw error;
   }
   progress?.done();
@@ -341,8 +351,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     await (served as RunServices | undefined)?.stop();
     throw error;
   }
+  recordOutputs(cwd, outputs);
   // simulate --serve: after the verdict, until the operator stops it
-  if (served !== undefined) await serveRun(served, io, path.resolve(cwd, SERVE_ENDPOINT_FILE));
+  if (served !== undefined) {
+    await serveRun(served, io, path.resolve(cwd, SERVE_ENDPOINT_FILE));
+    // its log and stdout grew while it served
+    recordOutputs(cwd, outputs);
+  }
   return code;
 }
 

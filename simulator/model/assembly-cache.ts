@@ -17,13 +17,17 @@
  * The app's sources are every file under the project directory but dependencies and outputs (`node_modules`,
  * `cdk.out*`, `dist`, `coverage` and hidden directories such as `.git`): a change anywhere else (a construct, a
  * handler, cdk.json, package-lock.json), a file added, removed or put back with an older time, makes the next run
- * synthesize. The environment is every variable but the credentials the synthesis never sees and the shell's own
+ * synthesize. The run's own outputs are no sources either (./run-outputs.ts: its `--json` and `--log`, the file its
+ * stdout or stderr is redirected to, and an earlier run's as that run left them), so that runs writing them into the
+ * project read one assembly; any other file written there (a `| tee` copy, a report of another tool) is a source like
+ * any file. The environment is every variable but the credentials the synthesis never sees and the shell's own
  * bookkeeping ({@link IGNORED_VARIABLES}).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
+import { outputTest, recordRunOutputs, type RunOutputs } from './run-outputs';
 import { CREDENTIAL_VARIABLES, synthesize } from './synthesize';
 
 /** Where a run's cloud assembly came from: read again, or synthesized (by `synthesizeOrReuse`). */
@@ -38,7 +42,7 @@ export interface AssemblySource {
 }
 
 /** Options of {@link synthesizeOrReuse}. */
-export interface AssemblyCacheOptions {
+export interface AssemblyCacheOptions extends RunOutputs {
   /** The project directory (cdk.json). */
   readonly cwd: string;
   /** The app command. @default cdk.json's */
@@ -118,18 +122,19 @@ interface SourceFile {
   readonly modifiedAt: number;
 }
 
-/** The newest file under `directory` that is a source of the app (see the module comment). */
-export function newestSource(directory: string): { file: string; modifiedAt: number } | undefined {
+/** The newest file under `directory` that is a source of the app (see the module comment), the run's `outputs` left out. */
+export function newestSource(directory: string, outputs: RunOutputs = {}): { file: string; modifiedAt: number } | undefined {
   let newest: { file: string; modifiedAt: number } | undefined;
-  for (const { file, modifiedAt } of sourceFiles(directory)) {
+  for (const { file, modifiedAt } of sourceFiles(directory, outputs)) {
     if (newest === undefined || modifiedAt > newest.modifiedAt) newest = { file: path.join(directory, file), modifiedAt };
   }
   return newest;
 }
 
-/** Every source file of the app under `directory` (see the module comment), in a stable order. */
-function sourceFiles(directory: string): SourceFile[] {
+/** Every source file of the app under `directory` (see the module comment), the run's `outputs` left out, in a stable order. */
+function sourceFiles(directory: string, outputs: RunOutputs = {}): SourceFile[] {
   const files: SourceFile[] = [];
+  const isOutput = outputTest(directory, assemblyCacheRoot(directory), outputs);
   const visit = (folder: string): void => {
     let entries: fs.Dirent[];
     try {
@@ -144,11 +149,12 @@ function sourceFiles(directory: string): SourceFile[] {
         visit(file);
       } else if (entry.isFile()) {
         const stat = fs.statSync(file);
+        if (isOutput(file, stat)) continue;
         files.push({ file: path.relative(directory, file), size: stat.size, modifiedAt: stat.mtimeMs });
       }
     }
   };
-  visit(directory);
+  visit(path.resolve(directory));
   return files.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 
@@ -169,26 +175,31 @@ function readOptional(file: string): string | null {
 }
 
 /**
- * The key of what a synthesis of the app in `cwd` is made from: the app command, the environment, ~/.cdk.json, and
- * every source file's path, size and modification time (see the module comment). Two runs with one key synthesize the
- * same assembly.
+ * Records the outputs a run is done with (its --json once written, its log and stdout at its end) in the project's
+ * cache, so that later runs leave them out while they are as they are now (./run-outputs.ts).
  */
-export function assemblyKey(options: {
-  readonly cwd: string;
-  readonly app?: string;
-  readonly environment?: NodeJS.ProcessEnv;
-  /** Files of the project that are the run's outputs, not the app's sources (a log the run appends to). @default none */
-  readonly outputFiles?: readonly string[];
-}): string {
+export function recordOutputs(cwd: string, outputs: RunOutputs): void {
+  recordRunOutputs(path.resolve(cwd), assemblyCacheRoot(cwd), outputs);
+}
+
+/**
+ * The key of what a synthesis of the app in `cwd` is made from: the app command, the environment, ~/.cdk.json, and
+ * every source file's path, size and modification time, the run's outputs left out (see the module comment). Two runs
+ * with one key synthesize the same assembly.
+ */
+export function assemblyKey(
+  options: RunOutputs & {
+    readonly cwd: string;
+    readonly app?: string;
+    readonly environment?: NodeJS.ProcessEnv;
+  },
+): string {
   const cwd = path.resolve(options.cwd);
-  const outputs = new Set((options.outputFiles ?? []).map((file) => path.relative(cwd, path.resolve(cwd, file))));
   const inputs = {
     app: options.app ?? null,
     environment: synthesisInputs(options.environment ?? process.env),
     userSettings: readOptional(path.join(os.homedir(), '.cdk.json')),
-    sources: sourceFiles(cwd)
-      .filter(({ file }) => !outputs.has(file))
-      .map(({ file, size, modifiedAt }) => [file, size, modifiedAt]),
+    sources: sourceFiles(cwd, options).map(({ file, size, modifiedAt }) => [file, size, modifiedAt]),
   };
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 32);
 }
@@ -200,9 +211,10 @@ export type Synthesizer = (options: { readonly cwd: string; readonly outputDirec
 export async function synthesizeOrReuse(options: AssemblyCacheOptions & { readonly synthesizer?: Synthesizer }): Promise<AssemblySource> {
   const cwd = path.resolve(options.cwd);
   const root = assemblyCacheRoot(cwd);
-  const source = newestSource(cwd);
+  const outputs: RunOutputs = { outputFiles: options.outputFiles ?? [], outputDescriptors: options.outputDescriptors ?? [] };
+  const source = newestSource(cwd, outputs);
   const app = options.app ?? null;
-  const key = assemblyKey({ cwd, ...(options.app === undefined ? {} : { app: options.app }) });
+  const key = assemblyKey({ cwd, ...outputs, ...(options.app === undefined ? {} : { app: options.app }) });
   const current = readPointer(root, key);
   const stamp = current === undefined ? undefined : readStamp(current);
   const unchanged = stamp !== undefined && stamp.key === key && stamp.app === app && (source === undefined || source.modifiedAt < stamp.synthesizedAt);

@@ -2,6 +2,7 @@
 import type { RunProfile } from './run-profile';
 import type { FaultRates } from '../faults/fault-plan';
 import type { AssemblySource } from '../model/assembly-cache';
+import type { RunOutputs } from '../model/run-outputs';
 import type { RunServices } from './run-services';
 import type { SimulationScenario } from './scenario';
 
@@ -49,6 +50,12 @@ export interface SimulationOptions {
   readonly reuseAssembly?: boolean;
   /** With `reuseAssembly`: synthesize into the cache even when its assembly is current, so later runs read the new one (`--synth`). @default false */
   readonly refreshAssembly?: boolean;
+  /**
+   * Files of the project the run writes besides its `logFile` (the CLI's `--json`), and the descriptors it writes to
+   * (the CLI's stdout and stderr, which may be redirected into the project): no sources of the app, so writing them
+   * never makes the next run synthesize (`reuseAssembly`) nor a served run synthesize again. @default none
+   */
+  readonly outputs?: RunOutputs;
   /** Told where the assembly came from, before the run starts. @default ignored */
   readonly onAssembly?: (source: AssemblySource) => void;
   /** Only these stacks. @default every stack of the assembly */

@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { assemblyKey, type Synthesizer } from '../model/assembly-cache';
+import type { RunOutputs } from '../model/run-outputs';
 import type { ResourceKey } from '../model/flow-model';
 import { shownName } from '../model/find-resource';
 import { readAssembly } from '../model/read-assembly';
@@ -53,8 +54,11 @@ export type ServeActivity =
   | { readonly kind: 'code-replaced'; readonly functions: readonly string[] }
   | { readonly kind: 'synthesis-failed'; readonly error: string };
 
-/** How the served flow is watched for changes of the app. */
-export interface ServeWatch {
+/**
+ * How the served flow is watched for changes of the app. The run's outputs (its log, its --json, its redirected stdout,
+ * where the served invocations are printed) are no sources: writing them is no change of the app.
+ */
+export interface ServeWatch extends RunOutputs {
   /** The project directory (the run's). */
   readonly cwd: string;
   /** The app command. @default the project's cdk.json */
@@ -63,8 +67,6 @@ export interface ServeWatch {
   readonly stacks?: readonly string[];
   /** @default the real synthesis (`cdk synth`) */
   readonly synthesizer?: Synthesizer;
-  /** Files the run writes while it serves (its log), which are not the app's sources. @default none */
-  readonly outputFiles?: readonly string[];
 }
 
 /** What a {@link ServeConsumer} drives. */
@@ -126,7 +128,12 @@ export class ServeConsumer {
   }
 
   private keyOf(watch: ServeWatch): string {
-    return assemblyKey({ cwd: watch.cwd, ...(watch.app === undefined ? {} : { app: watch.app }), ...(watch.outputFiles === undefined ? {} : { outputFiles: watch.outputFiles }) });
+    return assemblyKey({
+      cwd: watch.cwd,
+      ...(watch.app === undefined ? {} : { app: watch.app }),
+      ...(watch.outputFiles === undefined ? {} : { outputFiles: watch.outputFiles }),
+      ...(watch.outputDescriptors === undefined ? {} : { outputDescriptors: watch.outputDescriptors }),
+    });
   }
 
   private async run(): Promise<void> {

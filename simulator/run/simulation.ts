@@ -24,6 +24,7 @@ import { prepareApp, runSettings } from './prepare';
 import { reportRun } from './report';
 import type { SimulationResult } from './result';
 import { PhaseTimer } from './run-profile';
+import { runOutputs } from './assembly-source';
 import { runServices } from './run-services';
 import { withoutTableSuffix } from './table-suffix';
 
@@ -60,7 +61,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const watchable = options.app !== undefined || hasAppCommand(path.join(options.cwd, 'cdk.json'));
       const logFile = options.logFile === undefined ? undefined : path.resolve(options.cwd, options.logFile);
       const watch = watchable
-        ? { cwd: options.cwd, outputFiles: logFile === undefined ? [] : [logFile], ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
+        ? { cwd: options.cwd, ...runOutputs(options), ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
         : undefined;
       // the operator's DynamoDB endpoint tells the run's tables' creation on the run's clock (../aws/table-clock-proxy.ts):
       // the run created them at its start; a table made while it serves, when the clock runs with real time. A run table

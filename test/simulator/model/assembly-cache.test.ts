@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { assemblyCacheRoot, assemblyKey, cachedAssemblyDirectory as cachedFor, newestSource, synthesizeOrReuse, type Synthesizer } from '../../../simulator/model/assembly-cache';
+import { assemblyCacheRoot, assemblyKey, cachedAssemblyDirectory as cachedFor, newestSource, recordOutputs, synthesizeOrReuse, type Synthesizer } from '../../../simulator/model/assembly-cache';
 import { NoAppError } from '../../../simulator/model/synthesize';
 
 let project: string;
@@ -169,6 +169,68 @@ describe('synthesizeOrReuse', () => {
     expect(forced.reused).toBe(false);
     expect(forced.directory).not.toBe(first.directory);
     await expect(synthesizeOrReuse({ cwd: project, synthesizer })).resolves.toMatchObject({ reused: true, directory: forced.directory });
+  });
+
+  test("the run's own outputs are no sources: its --json and --log, and the file its stdout is redirected to, written after a synthesis, leave the next run reading it", async () => {
+    // GIVEN a project whose run writes its result, its log and its redirected stdout into the project root
+    fs.mkdirSync(path.join(project, 'node_modules'));
+    fs.writeFileSync(path.join(project, 'app.ts'), 'export {};\n');
+    fs.utimesSync(path.join(project, 'app.ts'), new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    const synthesizer: Synthesizer = async ({ outputDirectory }) => fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), '{}');
+    const redirected = fs.openSync(path.join(project, 'run.txt'), 'w');
+    try {
+      const outputs = { outputFiles: ['result.json', path.join(project, 'logs', 'run.jsonl')], outputDescriptors: [redirected] };
+      const written = (file: string, at: string): void => {
+        fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+        fs.writeFileSync(path.join(project, file), at);
+        fs.utimesSync(path.join(project, file), new Date(at), new Date(at));
+      };
+      const first = await synthesizeOrReuse({ cwd: project, synthesizer, ...outputs });
+      expect(first.reused).toBe(false);
+      // WHEN the run writes its outputs after its synthesis (later than the assembly), and a second run starts
+      const later = new Date(first.synthesizedAt + 60_000).toISOString();
+      written('result.json', later);
+      written('logs/run.jsonl', later);
+      fs.writeSync(redirected, `OK ${later}\n`);
+      fs.utimesSync(path.join(project, 'run.txt'), new Date(later), new Date(later));
+      const second = await synthesizeOrReuse({ cwd: project, synthesizer, ...outputs });
+
+      // THEN it reads the first run's assembly, and names no output as the newest source
+      expect(second).toMatchObject({ reused: true, directory: first.directory, newestSource: { file: path.join(project, 'app.ts') } });
+      expect(newestSource(project, outputs)?.file).toBe(path.join(project, 'app.ts'));
+      // and the same file written by anything else is a source: the next run without those outputs synthesizes
+      const third = await synthesizeOrReuse({ cwd: project, synthesizer });
+      expect(third.reused).toBe(false);
+      expect(third.newestSource?.file).not.toBe(path.join(project, 'app.ts'));
+    } finally {
+      fs.closeSync(redirected);
+    }
+  });
+
+  test("an earlier run's recorded outputs are no sources while they are as it left them: seeds writing seed-1.json, seed-2.json read one assembly", async () => {
+    fs.mkdirSync(path.join(project, 'node_modules'));
+    fs.writeFileSync(path.join(project, 'app.ts'), 'export {};\n');
+    fs.utimesSync(path.join(project, 'app.ts'), new Date('2026-01-01T00:00:00Z'), new Date('2026-01-01T00:00:00Z'));
+    const synthesizer: Synthesizer = async ({ outputDirectory }) => fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), '{}');
+    const first = await synthesizeOrReuse({ cwd: project, synthesizer, outputFiles: ['seed-1.json'] });
+    // the first seed writes its result and its redirected stdout, and records them once done
+    fs.writeFileSync(path.join(project, 'seed-1.json'), '{"seed":"1"}\n');
+    const stdout = fs.openSync(path.join(project, 'seed-1.txt'), 'w');
+    try {
+      fs.writeSync(stdout, 'OK\n');
+      recordOutputs(project, { outputFiles: ['seed-1.json'], outputDescriptors: [stdout] });
+    } finally {
+      fs.closeSync(stdout);
+    }
+
+    // the second seed, with outputs of its own, reads the first seed's assembly
+    const second = await synthesizeOrReuse({ cwd: project, synthesizer, outputFiles: ['seed-2.json'] });
+    expect(second).toMatchObject({ reused: true, directory: first.directory, newestSource: { file: path.join(project, 'app.ts') } });
+
+    // a recorded output changed since (one byte more) is a source again: the next run synthesizes
+    fs.appendFileSync(path.join(project, 'seed-1.txt'), '!');
+    const third = await synthesizeOrReuse({ cwd: project, synthesizer });
+    expect(third).toMatchObject({ reused: false, newestSource: { file: path.join(project, 'seed-1.txt') } });
   });
 
   test('the sources leave out dependencies, outputs and hidden directories', () => {

@@ -45,6 +45,18 @@ describe('runAssembly', () => {
     expect(syntheses).toBe(2);
   });
 
+  test("the run's log and its other outputs written into the project leave the next run reading the cached assembly", async () => {
+    const options = { cwd: project, reuseAssembly: true, logFile: 'run.jsonl', outputs: { outputFiles: [path.join(project, 'out', 'result.json')] } };
+    const first = await runAssembly(options, work, synthesizer);
+    fs.mkdirSync(path.join(project, 'out'));
+    for (const file of ['run.jsonl', 'out/result.json']) fs.writeFileSync(path.join(project, file), 'written after the synthesis\n');
+
+    let reused: boolean | undefined;
+    expect(await runAssembly({ ...options, onAssembly: (source) => (reused = source.reused) }, work, synthesizer)).toBe(first);
+    expect(reused).toBe(true);
+    expect(syntheses).toBe(1);
+  });
+
   test('without the cache it synthesizes into the run\'s directory; an assembly directory given is read as it is', async () => {
     await expect(runAssembly({ cwd: project }, work, synthesizer)).resolves.toBe(path.join(work, 'cdk.out'));
     await expect(runAssembly({ cwd: project, assemblyDirectory: 'cdk.out.given' }, work, synthesizer)).resolves.toBe(path.join(project, 'cdk.out.given'));
