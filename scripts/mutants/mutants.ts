@@ -2935,4 +2935,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (total >= 0) return undefined;',
     tests: ['test/cli/replay-aggregate.int.test.ts'],
   },
+  {
+    id: 'own-publish-exempt-beside-ordered-path',
+    breaks: "dual-write (NU19-1): in an app with an ordered path, every function's own publish to a flow's event topic is taken for the relay's, so a producer that commits through the outbox, then publishes a copy of its event to the topic itself, passes with OK when its probe names only the outbox event",
+    file: 'simulator/check/own-publishes.ts',
+    find: '    if (relay.relayFunctions.has(publish.functionKey) || !relay.eventTopics.has(publish.topic)) continue;',
+    replace: '    if (relay.relayFunctions.size > 0 || !relay.eventTopics.has(publish.topic)) continue;',
+    tests: ['test/simulator/check/own-publishes.test.ts'],
+  },
 ];

@@ -16,7 +16,8 @@
  * with status 400 (404 for NotFound). Requests are not authenticated; with `authorize`, IAM decides each request (the
  * caller named by its signature's access key id, the action `sns:<Action>`): a refused request is answered, whole,
  * with `AuthorizationError` (403), or `KMSAccessDenied` (400) when the topic key's use is what is refused (SNS API
- * Reference, Publish, PublishBatch, ListSubscriptionsByTopic and GetSubscriptionAttributes, "Errors").
+ * Reference, Publish, PublishBatch, ListSubscriptionsByTopic and GetSubscriptionAttributes, "Errors"). With an
+ * `observer`, each message a run's function published is told to it with the function (../check/own-publishes.ts).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +25,8 @@ import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-serv
 import { accessKeyIdOf } from './sqs-endpoint';
 import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type ListedSubscription, type PublishOptions, type SimulatedTopic } from './topic';
 import type { SqsMessageAttribute } from './sqs-messages';
-import type { SqsSenders } from './sqs-senders';
+import type { SqsSender, SqsSenders } from './sqs-senders';
+import type { SimulationObserver } from '../observation/observer';
 
 /** Options of {@link startSnsEndpoint}. */
 export interface SnsEndpointOptions {
@@ -43,6 +45,12 @@ export interface SnsEndpointOptions {
    * order, not in the order their connections delivered them. @default requests are answered as they arrive
    */
   readonly senders?: Pick<SqsSenders, 'identify'>;
+  /**
+   * Hears each message a function published, as the topic accepted it (`onAppPublish`: who, in which invocation, to
+   * which topic, the event id its body carries), when the request names its sender (the run's functions' do).
+   * @default not heard
+   */
+  readonly observer?: Pick<SimulationObserver, 'onAppPublish'>;
 }
 
 /** The actions the endpoint emulates. */
@@ -98,9 +106,41 @@ function publishOptionsOf(form: URLSearchParams, prefix: string): PublishOptions
   };
 }
 
-function publishOne(topic: SimulatedTopic, message: string | null, options: PublishOptions): string {
+/** The event id a published body carries: its `id`, when it is a JSON object with a string one. */
+function eventIdOf(message: string): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(message);
+    const id = typeof parsed === 'object' && parsed !== null ? (parsed as { id?: unknown }).id : undefined;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Who published, told to the observer after the topic accepted a message. */
+type PublishListener = (topic: SimulatedTopic, message: string) => void;
+
+function publishOne(topic: SimulatedTopic, message: string | null, options: PublishOptions, published?: PublishListener): string {
   if (message === null) throw new SnsRequestError('InvalidParameter', 'Invalid parameter: Message (the request must contain it)');
-  return topic.publish(message, options).messageId;
+  const { messageId } = topic.publish(message, options);
+  published?.(topic, message);
+  return messageId;
+}
+
+/** The listener that tells `observer` what `sender` published, or undefined when either is unknown. */
+function publishListenerOf(sender: SqsSender | undefined, observer: SnsEndpointOptions['observer']): PublishListener | undefined {
+  if (sender === undefined || observer?.onAppPublish === undefined) return undefined;
+  return (topic, message) => {
+    const eventId = eventIdOf(message);
+    observer.onAppPublish?.({
+      functionKey: sender.functionKey,
+      functionName: sender.functionName,
+      invocation: sender.invocation?.invocation ?? `${sender.functionKey}#init`,
+      topic: topic.model.key,
+      topicArn: topic.arn,
+      ...(eventId === undefined ? {} : { eventId }),
+    });
+  };
 }
 
 /** A ListSubscriptionsByTopic answer up to its ResponseMetadata: the page `nextToken` starts (the first without one). */
@@ -147,7 +187,7 @@ function topicArnOf(form: URLSearchParams, action: string): string {
   return subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
 }
 
-async function handle(form: URLSearchParams, options: SnsEndpointOptions, authorization: string | undefined): Promise<string> {
+async function handle(form: URLSearchParams, options: SnsEndpointOptions, authorization: string | undefined, sender: SqsSender | undefined): Promise<string> {
   const action = form.get('Action') ?? '';
   if (!ACTIONS.includes(action)) throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates ${ACTIONS.join(', ')}`);
   const topicArn = topicArnOf(form, action);
@@ -161,7 +201,7 @@ async function handle(form: URLSearchParams, options: SnsEndpointOptions, author
   if (action === 'ListSubscriptionsByTopic') return `${listSubscriptions(topic, form.get('NextToken'))}${requestId}</ListSubscriptionsByTopicResponse>`;
   if (subscription !== undefined) return `${subscriptionAttributes(topic, subscription)}${requestId}</GetSubscriptionAttributesResponse>`;
   if (action === 'Publish') {
-    const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''));
+    const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''), publishListenerOf(sender, options.observer));
     return `<PublishResponse xmlns="${XMLNS}"><PublishResult><MessageId>${escapeXml(messageId)}</MessageId></PublishResult>${requestId}</PublishResponse>`;
   }
   const entries: number[] = [];
@@ -176,7 +216,7 @@ async function handle(form: URLSearchParams, options: SnsEndpointOptions, author
     const prefix = `PublishBatchRequestEntries.member.${index}.`;
     const id = escapeXml(form.get(`${prefix}Id`) ?? '');
     try {
-      const messageId = publishOne(topic, form.get(`${prefix}Message`), publishOptionsOf(form, prefix));
+      const messageId = publishOne(topic, form.get(`${prefix}Message`), publishOptionsOf(form, prefix), publishListenerOf(sender, options.observer));
       successful.push(`<member><Id>${id}</Id><MessageId>${escapeXml(messageId)}</MessageId></member>`);
     } catch (error) {
       if (!(error instanceof SnsPublishError || error instanceof SnsRequestError)) throw error;
@@ -193,13 +233,14 @@ async function respond(request: IncomingMessage, response: ServerResponse, optio
   const body = await readBody(request);
   const form = new URLSearchParams(body.toString('utf8'));
   // under a seeded scheduler a sender's request waits for its turn, and so does its answer (see SnsEndpointOptions.senders)
-  const scheduled = options.senders?.identify(request.url)?.scheduling?.arrive(`SNS.${form.get('Action') ?? ''}`, body);
+  const sender = options.senders?.identify(request.url);
+  const scheduled = sender?.scheduling?.arrive(`SNS.${form.get('Action') ?? ''}`, body);
   if (scheduled !== undefined) response.once('close', () => scheduled.ended());
   await scheduled?.forwardTurn;
   let status = 200;
   let xml: string;
   try {
-    xml = await handle(form, options, request.headers.authorization);
+    xml = await handle(form, options, request.headers.authorization, sender);
   } catch (error) {
     const known = error instanceof SnsRequestError || error instanceof SnsPublishError;
     const code = known ? error.code : 'InternalError';

@@ -9,6 +9,7 @@ import { deliveriesRule } from './rules/deliveries';
 import { deployRulesRule } from './rules/deploy-rules';
 import { committedTwiceRule } from './rules/committed-twice';
 import { dualWritesRule } from './rules/dual-writes';
+import { ownPublishesRule } from './rules/own-publishes';
 import { followUpsCommittedTwiceRule } from './rules/follow-ups-committed-twice';
 import { effectsRule } from './rules/effects';
 import { historyRule } from './rules/history';
@@ -43,6 +44,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   subscriberConsumesRule,
   producerFailuresRule,
   dualWritesRule,
+  ownPublishesRule,
   committedTwiceRule,
   followUpsCommittedTwiceRule,
   repeatedSendsRule,

@@ -153,6 +153,11 @@ export interface RunFacts extends ObservableRunFacts {
    * transaction (./follow-ups-committed-twice.ts). @default none
    */
   readonly followUpsCommittedTwice?: readonly Finding[];
+  /**
+   * The messages an app function other than a flow's relay published to a flow's event topic with its own SNS client
+   * (./own-publishes.ts). @default none
+   */
+  readonly ownPublishes?: readonly Finding[];
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */
   readonly sends: readonly AttributedSend[];
   readonly subscribers: readonly SubscriberFacts[];

@@ -47,6 +47,11 @@ export type CauseKind =
    */
   | 'change-and-event-written-apart'
   /**
+   * An app function other than the flow's relay (the ordered path's fan-out) published an event to a flow's event topic
+   * with its own SNS client: no outbox committed it, so the change and the event were written apart.
+   */
+  | 'published-to-event-topic'
+  /**
    * A lease consumer's handler called an outside service (HTTP) before the runtime claimed the lease, or after it ended,
    * instead of in `handle`: a redelivery repeats the call, whatever the lease recorded.
    */
@@ -222,6 +227,8 @@ const FIXES: Record<CauseKind, string> = {
   'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
   'change-and-event-written-apart':
     "write the business change and its events in one transaction (the Outbox's transactWrite or transactWriteOnce with the change's items), never the change first and the event after (a publish, or an outbox write of its own), nor the other way round",
+  'published-to-event-topic':
+    "emit the event in the transaction that commits the change (tx.emit in a consumer; the Outbox's transactWrite or transactWriteOnce with the change's items in a producer), never publish to the flow's event topic yourself: the relay publishes what the outbox commits",
   'effect-outside-lease':
     "move the call inside the lease's handle (createLeaseConsumer's handle, passing context.idempotencyKey), never before the consumer runs or after it returns: a redelivery repeats a call made outside it",
   'effect-outside-step':

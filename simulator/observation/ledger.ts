@@ -4,7 +4,7 @@
  */
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
-import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
+import { describeFailure, type AppPublish, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { committedInboxEvents } from './inbox-commits';
 import { InjectedReceiveFailures } from './injected-receives';
 import { businessItems, writtenOutboxEvents, writtenTables, type OutboxRequest } from './outbox-writes';
@@ -172,6 +172,8 @@ export class RunLedger implements SimulationObserver {
   private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
   /** The messages the functions sent with their own SQS clients, in order. */
   public readonly appSends: AppSend[] = [];
+  /** The messages the functions published with their own SNS clients, in order. */
+  public readonly appPublishes: AppPublish[] = [];
 
   /** Also sends every function output line to `sink` (the log file). */
   public addOutputSink(sink: (functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void): void {
@@ -188,6 +190,10 @@ export class RunLedger implements SimulationObserver {
 
   public onAppSend(send: AppSend): void {
     this.appSends.push(send);
+  }
+
+  public onAppPublish(publish: AppPublish): void {
+    this.appPublishes.push(publish);
   }
 
   public onStreamRecord(relay: ResourceKey, record: { readonly eventId?: string; readonly published: boolean; readonly duplicate: boolean }): void {

@@ -57,6 +57,23 @@ export interface AppSend {
   readonly messageAttributes?: Readonly<Record<string, string>>;
 }
 
+/**
+ * A message a function published with its own SNS client, as the simulator's SNS endpoint accepted it: who published
+ * it, in which invocation, to which topic, and the id of the event it carries (its body's `id`, when it is JSON with one).
+ */
+export interface AppPublish {
+  readonly functionKey: ResourceKey;
+  /** The function as the report names it (its construct path). */
+  readonly functionName: string;
+  /** Which invocation published it: unique in the run. */
+  readonly invocation: string;
+  readonly topic: ResourceKey;
+  /** The topic's ARN. */
+  readonly topicArn: string;
+  /** The event id its body carries. @default none (a body that is not an event) */
+  readonly eventId?: string;
+}
+
 /** What became of one invocation. */
 export type InvocationOutcome =
   | { readonly kind: 'returned'; readonly response: unknown }
@@ -137,6 +154,8 @@ export interface SimulationObserver {
   onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number; readonly invocationKey?: string }): void;
   /** A function sent a message with its own SQS client (the runtime's dead letters are not reported here). */
   onAppSend?(send: AppSend): void;
+  /** A function published a message with its own SNS client (the ordered fan-out's publishes included). */
+  onAppPublish?(publish: AppPublish): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
   onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
 }

@@ -139,6 +139,8 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const sns = await startSnsEndpoint({
     resolveTopic: (arn) => topicsByArn.get(arn),
     senders,
+    // who published what: a function other than the ordered fan-out publishing to an event topic fails the run (../check/own-publishes.ts)
+    observer: deps.observer,
     ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, action, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), action, topic: topic.model.key }) }),
   });
   const runners = new Map<ResourceKey, FunctionRunner>();

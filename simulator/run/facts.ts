@@ -7,6 +7,7 @@ import { iamNotEvaluated } from '../check/iam-not-evaluated';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { checkCommittedTwice } from '../check/committed-twice';
 import { checkFollowUpsCommittedTwice } from '../check/follow-ups-committed-twice';
+import { checkOwnPublishes, relayPublishersOf } from '../check/own-publishes';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsNotMet, failurePathsOf, requiredFailurePaths } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
@@ -229,6 +230,12 @@ export async function readRunFacts(
         return { producer: producer.name, attempts };
       },
     },
+    // an app function's own publish to a flow's event topic, probe or not (../check/own-publishes.ts)
+    ownPublishes: checkOwnPublishes(ledger.appPublishes, relayPublishersOf(model), ({ functionKey, functionName }) => {
+      const subscriber = flow.subscribers.find((view) => view.function?.key === functionKey);
+      if (subscriber !== undefined) return { subscriber: subscriber.name };
+      return { producer: drivenProducers.find((producer) => producer.functionKey === functionKey)?.name ?? functionName };
+    }),
     // a subscriber's follow-up committed again at a redelivery, probe or not (../check/follow-ups-committed-twice.ts)
     followUpsCommittedTwice: flow.subscribers.flatMap((subscriber) =>
       subscriber.function === undefined ? [] : checkFollowUpsCommittedTwice(subscriber.name, built.attribution.followUps(subscriber.function.key), (eventId) => committed.eventsById.get(eventId)?.type),

@@ -67,6 +67,16 @@ describe('simulate: no false OK', () => {
     expect(stdout).toContain('producer: 100/100 succeeded');
   });
 
+  test("fails with dual-write at the producer when it publishes to the flow's topic itself after its commit, though its probe names only the outbox's events (no faults, 6 commands)", async () => {
+    const { code, stdout } = await cli('simulate', '--stack', 'OwnPublish', '--scenario', `${FIXTURE}/own-publish-scenario.ts`, '--count', '6', '--no-faults');
+
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[dual-write\] OwnPublish\/Flow\/PlaceOrder published 6 message\(s\) to the flow's event topic arn:aws:sns:\S+ with its own SNS client \(events order-placed-order-1\.copy, order-placed-order-2\.copy, order-placed-order-3\.copy, order-placed-order-4\.copy, order-placed-order-5\.copy and 1 more\): no outbox committed them/,
+    );
+    expect(stdout).toContain(`fix: ${fixFor('published-to-event-topic')}`);
+  });
+
   test('fails with configuration-error naming ConfigurationError when the consumer is built with the factory of another mode', async () => {
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['WrongFactory'], events: EVENTS, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
 

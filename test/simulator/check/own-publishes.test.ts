@@ -1,0 +1,101 @@
+/**
+ * Only a flow's relay publishes to its event topics: an app function that publishes there with its own SNS client (its
+ * change committed, its event published after) fails the run at that function, whatever a producer probe names.
+ */
+import { describe, expect, test } from 'vitest';
+import { checkOwnPublishes, relayPublishersOf, type PublisherRole } from '../../../simulator/check/own-publishes';
+import { fixFor } from '../../../simulator/check/violation-cause';
+import type { FlowModel } from '../../../simulator/model/flow-model';
+import type { AppPublish } from '../../../simulator/observation/observer';
+
+// a standard flow (Pipe -> topic), an ordered flow (Pipe -> FIFO queue -> fan-out -> FIFO topic) and an alerts topic of the app
+const model = {
+  relays: [
+    { key: 'Flow/Relay', targetTopic: 'Flow/Topic' },
+    { key: 'Ordered/Relay', targetQueue: { queue: 'Ordered/RelayQueue' } },
+  ],
+  eventSourceMappings: [
+    { key: 'Ordered/FanOutMapping', queue: 'Ordered/RelayQueue', function: 'Ordered/FanOut' },
+    { key: 'Shop/LedgerMapping', queue: 'Shop/LedgerQueue', function: 'Shop/Ledger' },
+  ],
+  functions: [
+    { key: 'Ordered/FanOut', environment: { IEF_ORDERED_TOPIC_ARN: { Ref: 'Ordered/Topic' } } },
+    { key: 'Shop/Ledger', environment: {} },
+    { key: 'Shop/Reserve', environment: { TOPIC_ARN: { Ref: 'Flow/Topic' } } },
+  ],
+  topics: [{ key: 'Flow/Topic' }, { key: 'Ordered/Topic' }, { key: 'Shop/Alerts' }],
+} as unknown as FlowModel;
+
+const arnOf = (topic: string): string => `arn:aws:sns:eu-west-1:000000000000:${topic.replace('/', '-')}`;
+const publish = (functionKey: string, topic: string, eventId: string | undefined, invocation = `${functionKey}#1`): AppPublish => ({
+  functionKey,
+  functionName: functionKey,
+  invocation,
+  topic,
+  topicArn: arnOf(topic),
+  ...(eventId === undefined ? {} : { eventId }),
+});
+const roleOf = ({ functionKey }: AppPublish): PublisherRole => (functionKey === 'Shop/Ledger' ? { subscriber: 'StockLedger' } : { producer: 'ReserveStock' });
+
+describe('relayPublishersOf', () => {
+  test("names the ordered path's fan-out as a relay function and both flows' topics as event topics, not the app's other topic", () => {
+    const relay = relayPublishersOf(model);
+
+    expect([...relay.relayFunctions]).toEqual(['Ordered/FanOut']);
+    expect([...relay.eventTopics].sort()).toEqual(['Flow/Topic', 'Ordered/Topic']);
+  });
+});
+
+describe('checkOwnPublishes', () => {
+  test("fails a producer that publishes to the flow's event topic itself, naming the function, the topic, the count, the events and the fix", () => {
+    // GIVEN a producer that commits through the outbox, then publishes a copy of each event to the flow's topic itself
+    const publishes = Array.from({ length: 7 }, (_, index) => publish('Shop/Reserve', 'Flow/Topic', `reserved-res-${index + 1}.standard`, `Shop/Reserve#${index + 1}`));
+
+    const findings = checkOwnPublishes(publishes, relayPublishersOf(model), roleOf);
+
+    expect(findings).toEqual([
+      {
+        kind: 'dual-write',
+        detail: expect.stringContaining(
+          `Shop/Reserve published 7 message(s) to the flow's event topic ${arnOf('Flow/Topic')} with its own SNS client (events reserved-res-1.standard, reserved-res-2.standard, reserved-res-3.standard, reserved-res-4.standard, reserved-res-5.standard and 2 more): no outbox committed them`,
+        ),
+        causes: [
+          {
+            kind: 'published-to-event-topic',
+            producer: 'ReserveStock',
+            eventIds: ['reserved-res-1.standard', 'reserved-res-2.standard', 'reserved-res-3.standard', 'reserved-res-4.standard', 'reserved-res-5.standard'],
+            invocations: [],
+            requests: [],
+            fix: fixFor('published-to-event-topic'),
+          },
+        ],
+      },
+    ]);
+    expect(fixFor('published-to-event-topic')).toMatch(/tx\.emit.*transactWrite.*never publish to the flow's event topic yourself/);
+  });
+
+  test("charges a consumer that publishes to the ordered topic at its subscriber, and neither the fan-out nor a publish to a topic no relay feeds", () => {
+    const publishes = [
+      publish('Ordered/FanOut', 'Ordered/Topic', 'reserved-res-1'),
+      publish('Ordered/FanOut', 'Flow/Topic', 'reserved-res-1.standard'),
+      publish('Shop/Reserve', 'Shop/Alerts', undefined),
+      publish('Shop/Ledger', 'Ordered/Topic', 'stock-low-sku-1'),
+      publish('Shop/Ledger', 'Ordered/Topic', 'stock-low-sku-1', 'Shop/Ledger#2'),
+    ];
+
+    const findings = checkOwnPublishes(publishes, relayPublishersOf(model), roleOf);
+
+    expect(findings).toMatchObject([
+      {
+        kind: 'dual-write',
+        subscriber: 'StockLedger',
+        detail: expect.stringMatching(/^Shop\/Ledger published 2 message\(s\) to the flow's event topic \S+Ordered-Topic with its own SNS client \(events stock-low-sku-1\)/),
+        causes: [{ kind: 'published-to-event-topic', subscriber: 'StockLedger', eventIds: ['stock-low-sku-1'] }],
+      },
+    ]);
+  });
+
+  test('passes a run whose only publishes are the relay\'s', () => {
+    expect(checkOwnPublishes([publish('Ordered/FanOut', 'Ordered/Topic', 'reserved-res-1')], relayPublishersOf(model), roleOf)).toEqual([]);
+  });
+});
