@@ -365,7 +365,9 @@ export class ApplyAttribution {
     if (committed.length !== 1) return undefined;
     const applied = committed[0]!;
     const staged = handlerWrites(applied.write.body, consumer.inboxTable);
-    const earlier = attempts.slice(0, attempts.indexOf(applied)).filter(({ write }) => !write.applied && handlerWrites(write.body, consumer.inboxTable) !== staged);
+    const earlier = attempts
+      .slice(0, attempts.indexOf(applied))
+      .filter(({ write }) => !write.applied && handlerWrites(write.body, consumer.inboxTable) !== staged && !this.readAfresh(consumer, applied.invocation, applied.write, write));
     if (earlier.length === 0) return undefined;
     const failed = new Map<InvocationSeen, Map<string, number>>();
     for (const { invocation, write } of earlier) {
@@ -389,6 +391,33 @@ export class ApplyAttribution {
         fix: fixFor('state-kept-between-attempts'),
       },
     };
+  }
+
+  /**
+   * True when every item `other`'s staged writes and the commit's differ on was read by the committing invocation
+   * before its commit (and after `other`, when it was the same invocation's): the commit was computed from a fresh read
+   * (a read-then-write handler retried), not from memory.
+   */
+  private readAfresh(consumer: AttributedConsumer, invocation: InvocationSeen, commit: WriteSeen, other: WriteSeen): boolean {
+    const actions = (body: string): Map<string, string[]> => {
+      const byText = new Map<string, string[]>();
+      let staged: unknown[];
+      try {
+        staged = JSON.parse(handlerWrites(body, consumer.inboxTable)) as unknown[];
+      } catch {
+        return byText;
+      }
+      for (const action of staged) byText.set(JSON.stringify(action), writtenItems(JSON.stringify({ TransactItems: [action] }), this.keyAttributes));
+      return byText;
+    };
+    const committed = actions(commit.body);
+    const refused = actions(other.body);
+    const differing = [...[...committed].filter(([text]) => !refused.has(text)), ...[...refused].filter(([text]) => !committed.has(text))];
+    if (differing.length === 0 || differing.some(([, items]) => items.length === 0)) return false;
+    // read after the refused attempt when it was the same invocation's, else anywhere before the commit
+    const after = invocation.writes.includes(other) ? other.index : -1;
+    const readBefore = new Set(invocation.reads.filter((read) => read.index > after && read.index < commit.index).map((read) => read.item));
+    return differing.every(([, items]) => items.every((item) => readBefore.has(item)));
   }
 
   /**
@@ -589,7 +618,10 @@ export class ApplyAttribution {
     if (reclaimed !== undefined) return reclaimed;
     // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
     const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
-    const bodies = new Set(attempts.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
+    const committing = attempts.find(({ write }) => write.applied);
+    // a run whose writes differ only where the committing run read the items afresh is a correct read-then-write retry
+    const kept = committing === undefined ? attempts : attempts.filter((attempt) => attempt === committing || !this.readAfresh(consumer, committing.invocation, committing.write, attempt.write));
+    const bodies = new Set(kept.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
     if (applications.length === 1 && bodies.size > 1) {
       const failed = new Map<InvocationSeen, Map<string, number>>();
       for (const { invocation, write } of attempts.filter((attempt) => !attempt.write.applied)) {
