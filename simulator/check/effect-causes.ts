@@ -49,7 +49,7 @@ export interface UpstreamReading {
 /** The events of a count: all named. */
 export const COUNT_READING: UpstreamReading = { what: 'the events this count reads' };
 
-/** How many ids of the newer events that flooded a processed list the text names. */
+/** How many ids of the newer events that flooded a processed list (and of the events they pushed out) the text names. */
 const FLOOD_SHOWN = 5;
 
 /** Kinds that say which fault met an event applied again, not which mistake let it through. */
@@ -110,7 +110,7 @@ export function floodUpstream(
   const overrun = [...new Set(told.filter((cause) => cause.kind === 'processed-list-overrun').flatMap((cause) => cause.eventIds))];
   if (overrun.length === 0) return undefined;
   const newer = [...new Set(overrun.flatMap((eventId) => appliedBetween(eventId)))];
-  const forgotten = overrun.length === 1 ? `event ${overrun[0]!}` : `events ${overrun.join(', ')}`;
+  const forgotten = overrun.length === 1 ? `event ${overrun[0]!}` : `events ${overrun.slice(0, FLOOD_SHOWN).join(', ')}${overrun.length > FLOOD_SHOWN ? ` and ${overrun.length - FLOOD_SHOWN} more` : ''}`;
   return upstreamOf(newer, { what: `the newer events that pushed ${forgotten} out of its aggregate's processed list`, shown: FLOOD_SHOWN });
 }
 

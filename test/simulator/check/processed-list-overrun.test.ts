@@ -110,6 +110,10 @@ describe('floodUpstream: the upstream of the newer events that pushed an event o
     const flooded: UpstreamFacts = { ...facts, outboxWriters: [{ ...facts.outboxWriters[0]!, eventIds: new Set(many) }] };
     const flood = floodUpstream([overran], () => many, (eventIds, reading) => upstreamOf(flooded, 'Loyalty', eventIds, reading));
     expect(flood?.text).toContain('(i-2, i-3, i-4, i-5, i-6 and 115 more)');
+    // and as many events pushed out: the first five named, and how many more
+    const forgotten = Array.from({ length: 8 }, (_, index) => ({ ...overran, eventIds: [`f-${index}`] }));
+    const both = floodUpstream(forgotten, () => many, (eventIds, reading) => upstreamOf(flooded, 'Loyalty', eventIds, reading));
+    expect(both?.text).toContain("pushed events f-0, f-1, f-2, f-3, f-4 and 3 more out of its aggregate's processed list (i-2, i-3, i-4, i-5, i-6 and 115 more)");
     expect(flood?.causes[0]?.eventIds).toEqual(many);
   });
 
