@@ -2951,4 +2951,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "          if (value === undefined && part === 'ExpressionAttributeValues' && namedByAnExpression(operation as Record<string, unknown>, name)) {",
     tests: ['test/lambda/runtime-hardening.int.test.ts'],
   },
+  {
+    id: 'processed-list-overrun-dropped',
+    breaks: "effect-count (aggregate mode): an event applied again because its aggregate's processed list had forgotten it (maxProcessedMessages newer events applied in between) is told as a plain applied-again, blaming a correct consumer with a generic fix",
+    file: 'simulator/check/apply-attribution.ts',
+    find: '      if (overrun !== undefined) return overrun;',
+    replace: '',
+    tests: ['test/simulator/check/processed-list-overrun.test.ts'],
+  },
+  {
+    id: 'processed-list-flood-not-upstream',
+    breaks: "effect-count (aggregate mode): an aggregate's processed list overrun by a flood of events a mistake upstream sent (another subscriber's outbox write of its own) names the overrun only, not the upstream that flooded it",
+    file: 'simulator/check/rules/effects.ts',
+    find: '      floodUpstream(told, subscriber.appliedBetween,',
+    replace: '      floodUpstream([], subscriber.appliedBetween,',
+    tests: ['test/simulator/check/processed-list-overrun.test.ts'],
+  },
 ];
