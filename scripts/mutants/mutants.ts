@@ -2903,4 +2903,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (eventId === subscriber.probeRefused) continue;',
     tests: ['test/simulator/check/last-receive-probes.test.ts'],
   },
+  {
+    id: 'last-receive-probe-judged-by-queues-only',
+    breaks: "simulate (R19A-1): the last-receive probe's state ignores the consumer's own answer, so a consumer that acknowledged the probe's uncommitted record at its last receive passes as 'redriven' when a lost delete or another SNS copy still put a dead letter in the dead-letter queue",
+    file: 'simulator/check/last-receive-probes.ts',
+    find: "  if (facts.acknowledgedAt !== undefined) return 'acknowledged';",
+    replace: '',
+    tests: ['test/simulator/check/last-receive-probes.test.ts'],
+  },
+  {
+    id: 'last-receive-probe-answer-not-heard',
+    breaks: "simulator fault steering (R19A-1): the batch response that left the probe's message out of batchItemFailures at a receive the run refused is not recorded, so a lost delete or another copy's dead letter hides the consumer's acknowledgement",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    for (const copy of copies) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });',
+    replace: '',
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
+  },
 ];

@@ -11,8 +11,10 @@ import type { Finding } from './invariants';
 import { fixFor, type ViolationCause } from './violation-cause';
 
 /**
- * What became of a probed event: `redriven` (SQS dead-lettered it, the run redrove it), `refused` (dead-lettered, left
- * there by `dlq redrive`'s rules), `acknowledged` (its message deleted without a dead letter: lost), `on-queue` (still
+ * What became of a probed event: `acknowledged` (its consumer's batch response acknowledged a copy at a receive where the
+ * run refused its write, whatever became of the message after, or its message was deleted without a dead letter: lost),
+ * `redriven` (SQS dead-lettered it, the run redrove it), `refused` (dead-lettered, left
+ * there by `dlq redrive`'s rules), `on-queue` (still
  * on the subscriber's queue when the run settled), `cut-off` (the run stopped at its limits before the redrive),
  * `not-chosen` (no event was written at its first receive).
  */
@@ -31,11 +33,38 @@ export interface LastReceiveProbeOutcome {
   readonly redriven: number;
   /** Why `dlq redrive`'s rules left one where it is, if they did. */
   readonly refused: readonly string[];
+  /**
+   * The first copy its consumer's batch response acknowledged at a receive where the run refused the event's write (the
+   * evidence of `acknowledged`, whatever SQS did with the message after). @default none seen
+   */
+  readonly acknowledgedAt?: { readonly messageId: string; readonly receiveCount: number };
+}
+
+/** What the run saw of a probed event once it settled and redrove (see {@link probeStateOf}). */
+export interface ProbeFacts {
+  /** A copy the consumer's answer acknowledged at a refused receive. @default none */
+  readonly acknowledgedAt?: { readonly messageId: string; readonly receiveCount: number };
+  /** Its dead letters the run redrove. */
+  readonly redriven: number;
+  /** Its dead letters `dlq redrive`'s rules left where they are. */
+  readonly refused: number;
+  /** Whether a message of it is still on the subscriber's queue or a dead-letter queue. */
+  readonly onQueue: boolean;
+}
+
+/**
+ * A probed event's state from what the run saw: the consumer's own answer first (an acknowledgement at a refused
+ * receive is the violation, whatever SQS did after: a lost delete or another copy may still have put a dead letter
+ * there); then the queues.
+ */
+export function probeStateOf(facts: ProbeFacts): LastReceiveProbeState {
+  if (facts.acknowledgedAt !== undefined) return 'acknowledged';
+  return facts.redriven > 0 ? 'redriven' : facts.refused > 0 ? 'refused' : facts.onQueue ? 'on-queue' : 'acknowledged';
 }
 
 /** The words the violation's detail gives after the event's id (tests build their expectation from it). */
 export const LAST_RECEIVE_PROBE_LOST_TEXT =
-  'was acknowledged by its consumer (deleted from its queue, never dead-lettered) although the run refused every write of its inbox or claim record at every receive, so nothing committed it';
+  'was acknowledged by its consumer although the run refused every write of its inbox or claim record at every receive, so nothing committed it';
 
 /** One `lost` violation per probed subscriber whose probed event was acknowledged (see the module comment). */
 export function checkLastReceiveProbes(probes: readonly LastReceiveProbeOutcome[]): Finding[] {
@@ -44,13 +73,15 @@ export function checkLastReceiveProbes(probes: readonly LastReceiveProbeOutcome[
     const fix = fixFor('acknowledged-uncommitted');
     const cause: ViolationCause = { kind: 'acknowledged-uncommitted', subscriber: probe.subscriber, eventIds: [probe.eventId], invocations: [], requests: [], fix };
     const receive = probe.lastReceive === undefined ? 'every receive' : `every receive, up to receive ${probe.lastReceive}`;
+    const answer =
+      probe.acknowledgedAt === undefined
+        ? 'the batch response left it out of batchItemFailures, so the event source mapping deleted the message'
+        : `at receive ${probe.acknowledgedAt.receiveCount} the batch response left its message ${probe.acknowledgedAt.messageId} out of batchItemFailures, so the event source mapping deleted it (whatever SQS did after: a lost delete or another copy's dead letter does not undo it)`;
     return [
       {
         kind: 'lost' as const,
         subscriber: probe.subscriber,
-        detail:
-          `event ${probe.eventId} ${LAST_RECEIVE_PROBE_LOST_TEXT} (the last-receive probe): its record failed at ${receive}, and the batch response ` +
-          `left it out of batchItemFailures, so the event source mapping deleted the message: lost, never applied; ${fix}`,
+        detail: `event ${probe.eventId} ${LAST_RECEIVE_PROBE_LOST_TEXT} (the last-receive probe): its record failed at ${receive}, and ${answer}: lost, never applied; ${fix}`,
         causes: [cause],
       },
     ];
