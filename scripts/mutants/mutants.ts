@@ -2919,4 +2919,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
   },
+  {
+    id: 'last-receive-probe-expired-blamed',
+    breaks: "simulate (R19A-2): the last-receive probe's message that SQS dropped by retention (its queue's or its dead-letter queue's) is told acknowledged by its consumer, failing a correct consumer with a false accusation",
+    file: 'simulator/check/last-receive-probes.ts',
+    find: "facts.onQueue ? 'on-queue' : facts.expired === true ? 'expired' : 'acknowledged';",
+    replace: "facts.onQueue ? 'on-queue' : 'acknowledged';",
+    tests: ['test/simulator/check/last-receive-probes.test.ts'],
+  },
+  {
+    id: 'last-receive-probe-short-retention-probed',
+    breaks: "simulate (R19A-2): a subscriber whose queue retention drops a message before its maxReceiveCount-th receive is probed, so SQS's retention, not the consumer, decides the probe",
+    file: 'simulator/run/last-receive-probe.ts',
+    find: '  if (messageRetentionSeconds < redrive.maxReceiveCount * visibilityTimeoutSeconds) return false;',
+    replace: '',
+    tests: ['test/simulator/run/last-receive-probe-eligibility.test.ts'],
+  },
 ];

@@ -14,11 +14,12 @@ import { fixFor, type ViolationCause } from './violation-cause';
  * What became of a probed event: `acknowledged` (its consumer's batch response acknowledged a copy at a receive where the
  * run refused its write, whatever became of the message after, or its message was deleted without a dead letter: lost),
  * `redriven` (SQS dead-lettered it, the run redrove it), `refused` (dead-lettered, left
- * there by `dlq redrive`'s rules), `on-queue` (still
+ * there by `dlq redrive`'s rules), `expired` (SQS dropped its message or its dead letter by retention before the redrive:
+ * the run's doing, no one blamed), `on-queue` (still
  * on the subscriber's queue when the run settled), `cut-off` (the run stopped at its limits before the redrive),
  * `not-chosen` (no event was written at its first receive).
  */
-export type LastReceiveProbeState = 'redriven' | 'refused' | 'acknowledged' | 'on-queue' | 'cut-off' | 'not-chosen';
+export type LastReceiveProbeState = 'redriven' | 'refused' | 'acknowledged' | 'on-queue' | 'expired' | 'cut-off' | 'not-chosen';
 
 /** What became of one subscriber's last-receive probe, for the checks and the report. */
 export interface LastReceiveProbeOutcome {
@@ -38,6 +39,11 @@ export interface LastReceiveProbeOutcome {
    * evidence of `acknowledged`, whatever SQS did with the message after). @default none seen
    */
   readonly acknowledgedAt?: { readonly messageId: string; readonly receiveCount: number };
+  /**
+   * Where SQS dropped its message by retention (state `expired`): the queue (the subscriber's or its dead-letter queue),
+   * that queue's retention period, and when (ISO 8601, simulated). @default none
+   */
+  readonly expired?: { readonly queue: string; readonly retentionSeconds: number; readonly at?: string };
 }
 
 /** What the run saw of a probed event once it settled and redrove (see {@link probeStateOf}). */
@@ -50,6 +56,8 @@ export interface ProbeFacts {
   readonly refused: number;
   /** Whether a message of it is still on the subscriber's queue or a dead-letter queue. */
   readonly onQueue: boolean;
+  /** Whether SQS dropped a message of it (or its dead letter) by retention. @default false */
+  readonly expired?: boolean;
 }
 
 /**
@@ -59,7 +67,7 @@ export interface ProbeFacts {
  */
 export function probeStateOf(facts: ProbeFacts): LastReceiveProbeState {
   if (facts.acknowledgedAt !== undefined) return 'acknowledged';
-  return facts.redriven > 0 ? 'redriven' : facts.refused > 0 ? 'refused' : facts.onQueue ? 'on-queue' : 'acknowledged';
+  return facts.redriven > 0 ? 'redriven' : facts.refused > 0 ? 'refused' : facts.onQueue ? 'on-queue' : facts.expired === true ? 'expired' : 'acknowledged';
 }
 
 /** The words the violation's detail gives after the event's id (tests build their expectation from it). */
@@ -91,6 +99,11 @@ export function checkLastReceiveProbes(probes: readonly LastReceiveProbeOutcome[
 /** The probed event of `subscriber` whose dead letter `dlq redrive`'s rules refused, if any (./unapplied-events.ts leaves it out). */
 export function probeDeadLetterRefused(probes: readonly LastReceiveProbeOutcome[], subscriber: string): string | undefined {
   return probes.find((probe) => probe.subscriber === subscriber && probe.state === 'refused')?.eventId;
+}
+
+/** The probed event of `subscriber` whose message SQS dropped by retention, if any (the run's doing: ./invariants.ts's delivery check does not count it). */
+export function probeExpired(probes: readonly LastReceiveProbeOutcome[], subscriber: string): string | undefined {
+  return probes.find((probe) => probe.subscriber === subscriber && probe.state === 'expired')?.eventId;
 }
 
 /** The probed event of `subscriber` that was acknowledged, if any (the probe's violation names it; ./acknowledged-uncommitted.ts need not). */

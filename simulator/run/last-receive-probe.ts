@@ -16,7 +16,8 @@
  *
  * Probed: a subscriber with a consumer, on a standard queue with a redrive policy (a dead-lettered FIFO message lets its
  * group's later messages pass, beyond what the ordered path's checks take as the probe's), not in aggregate mode (whose
- * dead letters `dlq redrive` refuses), and whose deduplication window outlasts the queue's retention, `dlq redrive`'s
+ * dead letters `dlq redrive` refuses), whose retention keeps a message through `maxReceiveCount` visibility timeouts
+ * (else SQS's retention, not the consumer, decides; a dead letter dropped by retention all the same is `expired`), and whose deduplication window outlasts the queue's retention, `dlq redrive`'s
  * safety margin and the run's longest simulated time; of its events, only one whose own envelope `time` is young enough
  * for the redrive's window rule at the run's latest moment ({@link probeTakes}). Should the rules still refuse its dead
  * letter, the report says why and the dead letter, the run's doing, is not counted as unapplied.
@@ -35,6 +36,9 @@ export type { LastReceiveProbeOutcome, LastReceiveProbeState } from '../check/la
 export function isProbed(subscriber: SubscriberView, maxSimulatedSeconds: number): boolean {
   if (subscriber.function === undefined || subscriber.queue.model.fifo || subscriber.queue.model.redrive === undefined) return false;
   if (subscriber.environment[ENV.PROCESSING_MODE] === PROCESSING_MODE.AGGREGATE) return false;
+  // a queue whose retention drops a message failed at every receive before its last: SQS, not the consumer, would decide
+  const { messageRetentionSeconds, visibilityTimeoutSeconds, redrive } = subscriber.queue.model;
+  if (messageRetentionSeconds < redrive.maxReceiveCount * visibilityTimeoutSeconds) return false;
   return subscriber.queue.model.messageRetentionSeconds + DEFAULT_SAFETY_MARGIN_SECONDS + maxSimulatedSeconds < windowSecondsOf(subscriber);
 }
 
@@ -66,6 +70,7 @@ export async function redriveProbes(
   probes: readonly LastReceiveProbe[],
   subscribers: readonly SubscriberView[],
   deps: Parameters<typeof dlqRedriveRules>[1],
+  expiredMessages: readonly { readonly queue: string; readonly eventId?: string; readonly expiredAt?: number }[] = [],
 ): Promise<LastReceiveProbeOutcome[]> {
   const outcomes: LastReceiveProbeOutcome[] = [];
   for (const probe of probes) {
@@ -83,7 +88,15 @@ export async function redriveProbes(
     const onQueue = [subscriber.queue, ...subscriber.deadLetterQueues].some((queue) => queue.messages().some((message) => (message.origin.eventId ?? eventIdOf(message.body)) === eventId));
     // the consumer's own answer at a refused receive first: a lost delete or another copy's dead letter does not undo it
     const acknowledgedAt = probe.acknowledged?.[0];
-    const state = probeStateOf({ ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }), redriven: redriven.moved, refused: refused.length, onQueue });
+    // SQS dropped its message (or its dead letter) by retention: the run's doing, not the consumer's
+    const queues = [subscriber.queue, ...subscriber.deadLetterQueues];
+    const dropped = expiredMessages.find((entry) => entry.eventId === eventId && queues.some((queue) => queue.model.key === entry.queue));
+    const droppedFrom = dropped === undefined ? undefined : queues.find((queue) => queue.model.key === dropped.queue);
+    const expired =
+      dropped === undefined || droppedFrom === undefined
+        ? undefined
+        : { queue: droppedFrom.address.name, retentionSeconds: droppedFrom.model.messageRetentionSeconds, ...(dropped.expiredAt === undefined ? {} : { at: new Date(dropped.expiredAt).toISOString() }) };
+    const state = probeStateOf({ ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }), redriven: redriven.moved, refused: refused.length, onQueue, expired: expired !== undefined });
     outcomes.push({
       subscriber: probe.subscriber,
       eventId,
@@ -92,6 +105,7 @@ export async function redriveProbes(
       redriven: redriven.moved,
       refused,
       ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }),
+      ...(state === 'expired' && expired !== undefined ? { expired } : {}),
     });
   }
   return outcomes;

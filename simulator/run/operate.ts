@@ -53,7 +53,7 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
     return acknowledgedAt === undefined || outcome.state === 'not-chosen' ? outcome : { ...outcome, state: 'acknowledged', acknowledgedAt };
   });
   if (roundsOutcome.cutOff === undefined && probes.length > 0) {
-    lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock });
+    lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock }, ledger.expired);
     if (lastReceiveProbes.some((probe) => probe.redriven > 0)) {
       roundsOutcome = await runRounds(flow, driven.relays, ledger, clock, undefined, driven.roundsOptions);
       rounds += roundsOutcome.rounds;

@@ -5,7 +5,7 @@
  * redrive's rules refused is the run's doing, not the app's: unapplied-event does not count it, and only it.
  */
 import { describe, expect, test } from 'vitest';
-import { checkLastReceiveProbes, LAST_RECEIVE_PROBE_LOST_TEXT, probeStateOf, type LastReceiveProbeOutcome } from '../../../simulator/check/last-receive-probes';
+import { checkLastReceiveProbes, LAST_RECEIVE_PROBE_LOST_TEXT, probeExpired, probeStateOf, type LastReceiveProbeOutcome } from '../../../simulator/check/last-receive-probes';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
 import { fixFor } from '../../../simulator/check/violation-cause';
 
@@ -39,6 +39,14 @@ describe('last-receive probe: lost', () => {
     expect(more).toEqual([]);
     expect(finding).toEqual(expect.objectContaining({ kind: 'lost', subscriber: 'Audit', detail: expect.stringContaining(`event event-6 ${LAST_RECEIVE_PROBE_LOST_TEXT}`) }));
     expect(finding!.detail).toContain('at receive 5 the batch response left its message m-6 out of batchItemFailures');
+  });
+
+  test("a probe message SQS dropped by retention is expired, never acknowledged, and blames no one (the run's own doing)", () => {
+    expect(probeStateOf({ redriven: 0, refused: 0, onQueue: false, expired: true })).toBe('expired');
+    expect(probeStateOf({ acknowledgedAt: { messageId: 'm-6', receiveCount: 3 }, redriven: 0, refused: 0, onQueue: false, expired: true })).toBe('acknowledged');
+    expect(checkLastReceiveProbes([probe('expired', { expired: { queue: 'App/AuditDlq', retentionSeconds: 960, at: '2026-11-29T00:16:00.000Z' } })])).toEqual([]);
+    expect(probeExpired([probe('expired')], 'Audit')).toBe('event-6');
+    expect(probeExpired([probe('redriven', { redriven: 1 })], 'Audit')).toBeUndefined();
   });
 
   test('nothing when the run was cut off, the message is still on the queue, or its dead letter was redriven or left', () => {
