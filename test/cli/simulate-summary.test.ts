@@ -198,6 +198,9 @@ describe('formatSummary', () => {
     expect(text).toContain(`\n    not steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)})\n`);
     expect(text).toContain(`\nNot steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)}).`);
     expect(notSteeredReason(2)).toContain("its queue's maxReceiveCount is 2, so the run steers no transaction conflict to it (nor a crash)");
+    // probed: the words hold whatever became of the probe's event (its own line says that)
+    expect(notSteeredReason(2, true)).toContain("but the last-receive probe's (one event, failed at every receive: see its line)");
+    expect(notSteeredReason(2, true)).not.toContain('dead-lettered and redriven');
     expect(text).not.toMatch(/maxReceiveCount of \d+ or more/);
     // a subscriber that met every path not steered to it has nothing to say about them
     const metAll = { ...billing, failurePaths: { ...NO_FAILURE_PATHS, 'handler-error': 1, 'lost-response': 3, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 2 } };
