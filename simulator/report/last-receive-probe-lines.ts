@@ -27,8 +27,8 @@ export function probeOutcomeText(probe: LastReceiveProbeOutcome): string {
     case 'on-queue':
       return `${event} not redriven: it was still on its queue when the run settled, not dead-lettered (the probe proved nothing)`;
     case 'acknowledged':
-      // its answer acknowledged it at a refused receive: SQS may still have dead-lettered a copy (a lost delete)
-      if (probe.acknowledgedAt !== undefined) {
+      // its answer acknowledged it at a refused receive, and SQS still dead-lettered a copy (a lost delete, another copy)
+      if (probe.acknowledgedAt !== undefined && (probe.redriven > 0 || probe.refused.length > 0)) {
         return (
           `${event} was acknowledged by its consumer at receive ${probe.acknowledgedAt.receiveCount} (message ${probe.acknowledgedAt.messageId} left out of batchItemFailures) ` +
           'though the run failed its record at every receive, so nothing committed it: lost (see the violations), whatever SQS did with the message after'
