@@ -2999,4 +2999,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/run/last-receive-probe-eligibility.test.ts'],
   },
+  {
+    id: 'last-receive-probe-faults-uncounted',
+    breaks: "the report's fault figures: the last-receive probe's refused writes (some 300 per probed subscriber) are not told apart from the run's other faults",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '      probe.refusedWrites = (probe.refusedWrites ?? 0) + 1;',
+    replace: '',
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
+  },
 ];

@@ -30,6 +30,8 @@ export interface LastReceiveProbeOutcome {
   readonly state: LastReceiveProbeState;
   /** The highest receive at which the run refused a write of it. @default none: no event chosen */
   readonly lastReceive?: number;
+  /** The writes of it the run refused (faults of the run's count, see `LastReceiveProbe.refusedWrites`). @default none: no event chosen */
+  readonly refusedWrites?: number;
   /** Its dead letters the run moved back to the subscriber's queue (SNS duplicates: more than one). */
   readonly redriven: number;
   /** Why `dlq redrive`'s rules left one where it is, if they did. */

@@ -137,7 +137,7 @@ interface SteeredFunction {
    * at; the events any write named before one was chosen (none of them is chosen: another copy may have applied it);
    * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
    */
-  readonly probe?: { eventId?: string; lastReceive?: number };
+  readonly probe?: { eventId?: string; lastReceive?: number; refusedWrites?: number };
   /** The invocations a write of its probe's event was refused in, with the event's copies in their batches, until each answers. @default none */
   readonly probeRefusedIn?: Map<string, readonly BatchMessage[]>;
   /** The copies of its probe's event an answer acknowledged at a refused receive ({@link FaultSteering.onInvocationAnswered}). @default none */
@@ -166,6 +166,11 @@ export interface LastReceiveProbe {
   readonly eventId?: string;
   /** The highest receive (`ApproximateReceiveCount`) at which a write of the event was refused. @default none: no event chosen */
   readonly lastReceive?: number;
+  /**
+   * The writes of the event the probe refused (each a transaction conflict counted in the run's faults: the runtime
+   * retries a conflict within a receive, so a few dozen per receive). @default none: no event chosen
+   */
+  readonly refusedWrites?: number;
   /**
    * The copies of the event the consumer acknowledged (a returned invocation whose batch response left them out of
    * `batchItemFailures`) at a receive where the run refused the event's write: nothing committed them. @default none
@@ -406,6 +411,7 @@ export class FaultSteering {
               subscriber: steered.name,
               ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }),
               ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }),
+              ...(steered.probe.refusedWrites === undefined ? {} : { refusedWrites: steered.probe.refusedWrites }),
               ...((steered.probeAcknowledged ?? []).length === 0 ? {} : { acknowledged: [...(steered.probeAcknowledged ?? [])] }),
             },
           ],
@@ -451,7 +457,10 @@ export class FaultSteering {
     if (named === probe.eventId && chosen !== undefined) probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen.receiveCount);
     // the event's copies in this batch: the consumer's answer must report each failed (onInvocationAnswered)
     if (named === probe.eventId) steered.probeRefusedIn?.set(invocation.key, messages.filter((message) => message.eventId === named));
-    if (named === probe.eventId) return 'conflict';
+    if (named === probe.eventId) {
+      probe.refusedWrites = (probe.refusedWrites ?? 0) + 1;
+      return 'conflict';
+    }
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
     // nor does the steering below take the probe's event as the target of such a write
     if (target === probe.eventId) return planned;

@@ -311,12 +311,18 @@ export function replayLines(command: string, replayable: boolean): string {
   return `replay this run: ${command}\n` + (replayable ? '' : `  (it may give another run: ${NOT_REPLAYABLE}, see above)\n`);
 }
 
+/** What the faults figure owes to the last-receive probes: their refused writes, when any. */
+function probeFaultsText(result: SimulationResult): string {
+  const refused = (result.lastReceiveProbes ?? []).reduce((sum, probe) => sum + (probe.refusedWrites ?? 0), 0);
+  return refused === 0 ? '' : ` (${refused} of them the last-receive probe's refused writes)`;
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
   const producer = result.producer;
   out.push(
-    `seed ${result.seed} · ${result.rounds} rounds · ${result.realSeconds} s real, ${result.simulatedSeconds} s simulated · ${result.totalFaults} faults injected`,
+    `seed ${result.seed} · ${result.rounds} rounds · ${result.realSeconds} s real, ${result.simulatedSeconds} s simulated · ${result.totalFaults} faults injected${probeFaultsText(result)}`,
     `producer: ${producer.succeeded}/${producer.total} succeeded, ${producer.retried} retried, ${producer.failed.length} failed` +
       (producer.failed.length
         ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index + 1}: ${truncate(failure.reason)}`).join('; ')}` +

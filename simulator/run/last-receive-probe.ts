@@ -102,6 +102,7 @@ export async function redriveProbes(
       eventId,
       state,
       ...(probe.lastReceive === undefined ? {} : { lastReceive: probe.lastReceive }),
+      ...(probe.refusedWrites === undefined ? {} : { refusedWrites: probe.refusedWrites }),
       redriven: redriven.moved,
       refused,
       ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }),

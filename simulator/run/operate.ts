@@ -43,10 +43,10 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
   const probes = built.endProbes();
   // a run cut off before the redrive: the event may still be on its queue, its consumer is not blamed unless its own
   // answer acknowledged the event at a receive the run refused
-  let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId, lastReceive }) =>
+  let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId, lastReceive, refusedWrites }) =>
     eventId === undefined
       ? { subscriber, state: 'not-chosen', redriven: 0, refused: [] }
-      : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), redriven: 0, refused: [] },
+      : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), ...(refusedWrites === undefined ? {} : { refusedWrites }), redriven: 0, refused: [] },
   );
   lastReceiveProbes = lastReceiveProbes.map((outcome, index) => {
     const acknowledgedAt = probes[index]?.acknowledged?.[0];

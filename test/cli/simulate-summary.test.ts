@@ -23,6 +23,21 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
 }
 
 describe('formatSummary', () => {
+  test("the faults line says how many of the run's faults were the last-receive probe's refused writes (a few dozen per receive), and --json has each probe's count", () => {
+    const probed = {
+      ...result([subscriber('Billing', 2)], []),
+      totalFaults: 900,
+      lastReceiveProbes: [
+        { subscriber: 'Billing', eventId: 'e-1', state: 'redriven' as const, lastReceive: 5, refusedWrites: 300, redriven: 1, refused: [] },
+        { subscriber: 'Audit', eventId: 'e-2', state: 'redriven' as const, lastReceive: 5, refusedWrites: 250, redriven: 1, refused: [] },
+      ],
+    };
+    expect(formatSummary(probed).split('\n')[0]).toMatch(/ · 900 faults injected \(550 of them the last-receive probe's refused writes\)$/);
+    expect((JSON.parse(JSON.stringify(resultJson(probed))) as { lastReceiveProbes: { refusedWrites: number }[] }).lastReceiveProbes.map((probe) => probe.refusedWrites)).toEqual([300, 250]);
+    // a run without a probe's refusal says nothing of it
+    expect(formatSummary({ ...probed, lastReceiveProbes: [] }).split('\n')[0]).toMatch(/ · 900 faults injected$/);
+  });
+
   test('a run whose IAM was not evaluated (the policy engine is not installed) says so in its verdict and in --json, loudly; it never reads as IAM checked (NUX14-2)', () => {
     const withoutEngine = { ...result([subscriber('Billing', 2)], []), iam: iamNotEvaluated('engine-missing') };
 

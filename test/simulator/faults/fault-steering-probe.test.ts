@@ -34,8 +34,9 @@ describe('FaultSteering: the last-receive probe', () => {
     expect(decide('S/Audit', batch(['C', 1]), 'C', 'Audit')).toBe('conflict');
     expect(decide('S/Audit', batch(['D', 1]), 'D', 'Audit')).toBe('crash-before');
     expect(steering.endProbes()).toEqual([
-      { functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5 },
-      { functionKey: 'S/Audit', subscriber: 'Audit', eventId: 'C', lastReceive: 1 },
+      // each refused write counted: what the run's fault figures owe to the probe
+      { functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5, refusedWrites: 6 },
+      { functionKey: 'S/Audit', subscriber: 'Audit', eventId: 'C', lastReceive: 1, refusedWrites: 1 },
     ]);
   });
 
@@ -54,7 +55,7 @@ describe('FaultSteering: the last-receive probe', () => {
     steering.onInvocationAnswered('S/Billing', 'A|5', ['m-A']);
     // an invocation the probe refused nothing in is not judged
     steering.onInvocationAnswered('S/Billing', 'B|1', []);
-    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5, acknowledged: [{ messageId: 'm-A2', receiveCount: 2 }] }]);
+    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5, refusedWrites: 3, acknowledged: [{ messageId: 'm-A2', receiveCount: 2 }] }]);
   });
 
   test('chooses a message at its first receive only, and leaves the other messages of its batches unharmed', () => {
@@ -121,6 +122,6 @@ describe('FaultSteering: the last-receive probe', () => {
     expect(decide(timed('P', 1, 2000), 'P')).not.toBe('conflict');
     // a young event no copy wrote before is chosen, and refused at every receive up to its last
     expect([1, 2, 3, 4, 5].map((receive) => decide(timed('Q', receive, 2000), 'Q'))).toEqual(Array(5).fill('conflict'));
-    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'Q', lastReceive: 5 }]);
+    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'Q', lastReceive: 5, refusedWrites: 5 }]);
   });
 });
