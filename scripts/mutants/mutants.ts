@@ -2771,8 +2771,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'last-receive-probe-refuses-unnamed-writes',
     breaks: "simulator fault steering (R17C-5): the last-receive probe refuses every write whose target is its event, a write naming no inbox record included, so after the probe's failed record the next record's own write (its handler's, before its commit) is refused too: another message fails, at its last receive too",
     file: 'simulator/faults/fault-steering.ts',
-    find: "    if (named === probe.eventId) return 'conflict';",
-    replace: "    if (target === probe.eventId) return 'conflict';",
+    find: "    if (named === probe.eventId) {",
+    replace: "    if (target === probe.eventId) {",
     tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
   },
   {
@@ -2875,8 +2875,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'last-receive-probe-cut-off-acknowledged',
     breaks: "simulate (R18B-3): a run cut off before the last-receive probe's redrive tells its event acknowledged by its consumer, blaming a correct consumer",
     file: 'simulator/run/operate.ts',
-    find: "      : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), redriven: 0, refused: [] },",
-    replace: "      : { subscriber, eventId, state: 'acknowledged', ...(lastReceive === undefined ? {} : { lastReceive }), redriven: 0, refused: [] },",
+    find: "      : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), ...(refusedWrites === undefined ? {} : { refusedWrites }), redriven: 0, refused: [] },",
+    replace: "      : { subscriber, eventId, state: 'acknowledged', ...(lastReceive === undefined ? {} : { lastReceive }), ...(refusedWrites === undefined ? {} : { refusedWrites }), redriven: 0, refused: [] },",
     tests: ['test/simulator/run/no-false-ok.int.test.ts'],
   },
   {
