@@ -115,7 +115,7 @@ Options:
   --queue <url>                      the subscriber's queue
   --subscriber <name>                the subscriber (for the output)
   --deduplication-window <duration>  the subscriber's deduplicationWindow, e.g. 30d
-  --event-id <id>                    replay this event (repeatable)
+  --event-id <id>                    replay this event (repeatable; an id given twice is sent once)
   --since <time>, --until <time>     replay events whose time is in [since, until) (ISO-8601; until: now)
   --type <type>                      only events of this type (repeatable)
   --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
@@ -434,9 +434,13 @@ function refuse(context: CommandContext, refusal: string): number {
   return EXIT_CODE.REFUSED;
 }
 
-/** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
+/**
+ * Which events a replay takes: `--event-id`s (a repeated id once, as `dlq redrive --event-id` takes it: two copies sent in
+ * one run would reach an aggregate subscriber twice), or `--since` (and `--until`, `--type`). Returns a usage problem
+ * as a string.
+ */
 function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
-  const eventIds = listOption(values, 'event-id');
+  const eventIds = [...new Set(listOption(values, 'event-id'))];
   const types = listOption(values, 'type');
   const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
   const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;

@@ -2943,4 +2943,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (relay.relayFunctions.size > 0 || !relay.eventTopics.has(publish.topic)) continue;',
     tests: ['test/simulator/check/own-publishes.test.ts'],
   },
+  {
+    id: 'replay-repeated-event-id-sent-twice',
+    breaks: 'replay sends two copies of an event whose --event-id is given twice, in one run: to a subscriber in aggregate mode both arrive, and once newer events pushed its id out of the bounded list the second is applied again (R19B-1)',
+    file: 'operator/cli/replay-command.ts',
+    find: "  const eventIds = [...new Set(listOption(values, 'event-id'))];",
+    replace: "  const eventIds = listOption(values, 'event-id');",
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
 ];

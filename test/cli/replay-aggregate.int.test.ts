@@ -275,6 +275,24 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     expect(s.queue.messages()).toEqual([]);
   });
 
+  /**
+   * Review r19b (R19B-1): the same --event-id given twice read the event twice and sent two copies in one run (the
+   * queue's counts are read once, before sending). A repeated id is taken once, as dlq redrive's --event-id filter takes it.
+   */
+  test('the same --event-id given twice is replayed once', async () => {
+    const s = await startServices('AggregateReplayDupId');
+    await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
+    await aggregate('order-1', 1, ['evt-earlier']);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-missed', 'evt-missed'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+    const output = JSON.parse(replay.stdout) as { events: Decision[]; sent: unknown[] };
+    expect(output.events.map((decision) => decision.eventId)).toEqual(['evt-missed']);
+    expect(output.sent).toHaveLength(1);
+    expect(s.queue.messages()).toHaveLength(1);
+  });
+
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {
     const s = await startServices('AggregateReplayBlind');
     await outboxEvent('evt-missed', s.clock.now() - DAY_MS);
