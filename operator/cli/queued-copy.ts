@@ -70,6 +70,18 @@ export async function queueOccupancy(client: SQSClient, queueUrl: string): Promi
   }
 }
 
+/**
+ * When `event` can be replayed at the earliest by the relay's bound ({@link queuedCopyGoneAt}), as ISO-8601, while that
+ * bound is what holds it back (its write time known, not later than now, and the bound not yet passed); undefined
+ * otherwise. The queues' counts still decide then. `replay --json` gives it as `replayableAfter`.
+ */
+export function queuedCopyReplayableAfter(event: OutboxEvent, rules: Omit<QueuedCopyRules, 'occupancy' | 'deadLetters'>): string | undefined {
+  const writtenAt = event.writtenAtEpochMilliseconds;
+  if (writtenAt === undefined || writtenAt > rules.nowEpochMilliseconds) return undefined;
+  const goneAt = queuedCopyGoneAt(writtenAt, rules);
+  return rules.nowEpochMilliseconds < goneAt ? new Date(goneAt).toISOString() : undefined;
+}
+
 /** What `what` holds, said for a refusal; undefined when it holds nothing. */
 function holdingOf(what: string, held: QueueOccupancy): string | undefined {
   if (!('unreadable' in held)) {
@@ -85,7 +97,7 @@ function holdingOf(what: string, held: QueueOccupancy): string | undefined {
  * queue at the latest: published within {@link RELAY_PUBLISH_BOUND_SECONDS}, then kept the queue's retention, plus the
  * margin.
  */
-export function queuedCopyGoneAt(writtenAtEpochMilliseconds: number, rules: Omit<QueuedCopyRules, 'nowEpochMilliseconds'>): number {
+export function queuedCopyGoneAt(writtenAtEpochMilliseconds: number, rules: Pick<QueuedCopyRules, 'queue' | 'safetyMarginSeconds'>): number {
   return writtenAtEpochMilliseconds + (RELAY_PUBLISH_BOUND_SECONDS + rules.queue.retentionSeconds + rules.safetyMarginSeconds) * 1000;
 }
 

@@ -24,7 +24,7 @@ import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
-import { queueOccupancy, queuedCopyRefusal, REPLAY_AUDIT, type DeadLetterOccupancy } from './queued-copy';
+import { MAY_BE_QUEUED_TEXT, queueOccupancy, queuedCopyRefusal, queuedCopyReplayableAfter, REPLAY_AUDIT, type DeadLetterOccupancy } from './queued-copy';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -82,7 +82,7 @@ Refused (exit code 3):
     may still be on the subscriber's queue (both copies would arrive, and once newer events pushed its id out of the
     list between them, the second applies again): the relay's copy until its item's write (iefWrittenAt; none, or one
     later than now, proves nothing) plus the relay's 24 hours plus the queue's MessageRetentionPeriod plus an hour,
-    which the refusal names; a copy an earlier replay sent while the queue holds any message (its approximate counts,
+    which the refusal names (replayableAfter in --json); a copy an earlier replay sent while the queue holds any message (its approximate counts,
     which lag a send by about a minute), or while its dead-letter queue or its subscription's (both named by its Operator
     output) holds any: a dead-lettered copy goes back with 'dlq redrive'. --allow-reapply sends it with a warning.
     Only the subscriber's own aggregates count: each item names its subscriber (aggregateSubscriber); items naming
@@ -297,6 +297,11 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const inbox = resolved.processingMode === 'aggregate' || resolved.inboxTable === undefined ? undefined : await readInboxRecords(context.client(), resolved.inboxTable, subscriber, decisions.map((item) => item.event.envelope.id));
   if (inbox?.note !== undefined) context.io.stderr(`note: ${inbox.note}\n`);
   const appliedUntil = (item: { event: OutboxEvent }): string | undefined => inbox?.keptUntil.get(item.event.envelope.id);
+  // an event refused while the relay's copy may be queued: when that bound passes (the queues' counts decide then)
+  const replayableAfterOf = (item: { event: OutboxEvent; send: boolean; why?: string }): string | undefined =>
+    resolved.processingMode === 'aggregate' && !item.send && item.why?.startsWith(MAY_BE_QUEUED_TEXT) === true
+      ? queuedCopyReplayableAfter(item.event, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS })
+      : undefined;
   const appliedNote = (keptUntil: string): string => `already applied by '${subscriber}': its inbox record is kept until ${keptUntil}, so the copy is dropped as a duplicate`;
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
@@ -338,6 +343,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
             send: item.send,
             ...(item.applied === true ? { applied: true } : {}),
             ...(item.why !== undefined ? { why: item.why } : {}),
+            ...(replayableAfterOf(item) === undefined ? {} : { replayableAfter: replayableAfterOf(item) }),
             ...(appliedUntil(item) === undefined ? {} : { alreadyApplied: { keptUntil: appliedUntil(item), note: appliedNote(appliedUntil(item)!) } }),
           })),
           missing,

@@ -213,6 +213,8 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-queued', send: false }));
     expect(decision!.why!.startsWith(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url} `), decision!.why).toBe(true);
     expect(decision!.why).toContain(`may be delivered until ${goneAt}`);
+    // review r19b (R19B-7): --json says when as a field, not only inside the text
+    expect((decision as Decision & { replayableAfter?: string }).replayableAfter).toBe(goneAt);
     expect(decision!.why).toContain('--allow-reapply');
     expect(decision).not.toHaveProperty('applied');
     expect(s.queue.messages()).toHaveLength(1);
@@ -264,6 +266,7 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     // on a queue that never empties, the audit lines of earlier sends are what shows whether one sent this event
     expect(decision!.why).toContain(`on a queue that is never empty this does not clear: when no replay audit line ("audit":"${REPLAY_AUDIT}"`);
     expect(first.stderr).toContain(`"audit":"${REPLAY_AUDIT}"`);
+    expect(decision).not.toHaveProperty('replayableAfter'); // no time clears a queue that holds messages
     expect(s.queue.messages()).toHaveLength(1);
   });
 
