@@ -34,11 +34,12 @@ const RETRIED_IN_ITS_STATE =
 const PLAIN_VALUES =
   'staged values are plain JavaScript values, as the DocumentClient writes them: strings, finite numbers within ' +
   'Number.MAX_SAFE_INTEGER (or NumberValue), booleans, null, arrays, plain objects, Sets and binary; not class ' +
-  'instances such as Date (store date.toISOString()), and not low-level attribute values such as { N: "7" }';
+  'instances such as Date (store date.toISOString()), and not low-level attribute values such as { N: "7" }; an ' +
+  'undefined value is dropped (removeUndefinedValues), so a key attribute left undefined leaves the key incomplete';
 
 /**
- * What an `undefined` key attribute or expression value means: no client option writes it (`removeUndefinedValues`
- * drops it, and DynamoDB then refuses the key or the expression as incomplete).
+ * What an `undefined` expression value that an expression names (or the only values, all undefined) means: no client
+ * option writes it (`removeUndefinedValues` drops it, and DynamoDB then refuses the expression as incomplete).
  */
 const UNDEFINED_VALUE =
   'its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the ' +
@@ -76,7 +77,7 @@ export function assertWritable(actions: readonly TransactWriteItem[], describe: 
         if (attributes === undefined || attributes === null) continue;
         // attribute by attribute, as lib-dynamodb does: an attribute named 'constructor' must not make the map a class instance
         for (const [name, value] of Object.entries(attributes)) {
-          if (value === undefined && (part === 'Key' || (part === 'ExpressionAttributeValues' && namedByAnExpression(operation as Record<string, unknown>, name)))) {
+          if (value === undefined && part === 'ExpressionAttributeValues' && (namedByAnExpression(operation as Record<string, unknown>, name) || Object.values(attributes).every((other) => other === undefined))) {
             throw new InvalidWriteError(`action ${index} (${describe(index)}): its ${part} attribute '${name}' cannot be written: ${UNDEFINED_VALUE}`);
           }
           if (value === undefined && options?.removeUndefinedValues === true) continue;

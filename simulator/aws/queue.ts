@@ -396,7 +396,7 @@ export class SimulatedQueue {
       const expiresAt = this.expiresAt(message);
       if (expiresAt <= now) {
         this.stored.delete(message.messageId);
-        this.observer.onExpired?.(this.model.key, { messageId: message.messageId, origin: message.origin });
+        this.observer.onExpired?.(this.model.key, { messageId: message.messageId, origin: message.origin, expiredAt: expiresAt });
       } else {
         this.nextExpiryAt = Math.min(this.nextExpiryAt, expiresAt);
       }

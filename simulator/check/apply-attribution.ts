@@ -13,7 +13,9 @@
  *   invocation crashed once the call was applied, at it or at a later write (a redelivery after a crash), the inbox
  *   record of the earlier commit had expired (the deduplication window shorter than the redelivery's delay), the two
  *   commits wrote different aggregate items (a key that differs between invocations of one event, e.g. computed from
- *   the processing time); for a lease or multi-step effect, the scenario's operator resolved the event's blocked step
+ *   the processing time), the aggregate item's processed list had dropped the event, as many newer events of the
+ *   aggregate having been applied in between as it keeps (aggregate mode's documented bound, `maxProcessedMessages`:
+ *   ./processed-list-overrun.ts); for a lease or multi-step effect, the scenario's operator resolved the event's blocked step
  *   `TRY_AGAIN` after the earlier application (its decision, not the fault that blocked the step, let the effect run
  *   again: `operator-retried-applied-step`);
  * - an event committed once whose count is still too high ran its handler more than once for that one commit (earlier
@@ -44,12 +46,15 @@ import { WRITE_OPERATIONS } from '../aws/request-items';
 import { writtenOutboxEvents } from '../observation/outbox-writes';
 import type { OutsideCall } from '../lambda/worker-protocol';
 import { callsOutsideLease, holdsLease, leaseCallsText, type RuntimeWrite } from './outside-calls';
-import { fixFor, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
+import { PROCESSED_LIST_SETTING, processedListOverrun, processedListOverrunText } from './processed-list-overrun';
+import { fixFor, type AggregateReference, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
 
 /** One event's story: in words, and as the structured cause. */
 interface Told {
   readonly text: string;
   readonly cause: ViolationCause;
+  /** For an aggregate's processed list that forgot the event: the events applied to the aggregate in between. @default none */
+  readonly newer?: readonly string[];
 }
 
 /** How one application after the first came about. */
@@ -59,6 +64,9 @@ interface Again {
   readonly fix: string;
   readonly requests?: readonly RequestReference[];
   readonly setting?: SettingReference;
+  readonly aggregate?: AggregateReference;
+  /** See {@link Told.newer}. */
+  readonly newer?: readonly string[];
 }
 
 function requestReferences(writes: readonly { readonly operation: string; readonly tables: readonly string[]; readonly fault: RequestFault }[]): RequestReference[] {
@@ -365,7 +373,9 @@ export class ApplyAttribution {
     if (committed.length !== 1) return undefined;
     const applied = committed[0]!;
     const staged = handlerWrites(applied.write.body, consumer.inboxTable);
-    const earlier = attempts.slice(0, attempts.indexOf(applied)).filter(({ write }) => !write.applied && handlerWrites(write.body, consumer.inboxTable) !== staged);
+    const earlier = attempts
+      .slice(0, attempts.indexOf(applied))
+      .filter(({ write }) => !write.applied && handlerWrites(write.body, consumer.inboxTable) !== staged && !this.readAfresh(consumer, applied.invocation, applied.write, write));
     if (earlier.length === 0) return undefined;
     const failed = new Map<InvocationSeen, Map<string, number>>();
     for (const { invocation, write } of earlier) {
@@ -389,6 +399,33 @@ export class ApplyAttribution {
         fix: fixFor('state-kept-between-attempts'),
       },
     };
+  }
+
+  /**
+   * True when every item `other`'s staged writes and the commit's differ on was read by the committing invocation
+   * before its commit (and after `other`, when it was the same invocation's): the commit was computed from a fresh read
+   * (a read-then-write handler retried), not from memory.
+   */
+  private readAfresh(consumer: AttributedConsumer, invocation: InvocationSeen, commit: WriteSeen, other: WriteSeen): boolean {
+    const actions = (body: string): Map<string, string[]> => {
+      const byText = new Map<string, string[]>();
+      let staged: unknown[];
+      try {
+        staged = JSON.parse(handlerWrites(body, consumer.inboxTable)) as unknown[];
+      } catch {
+        return byText;
+      }
+      for (const action of staged) byText.set(JSON.stringify(action), writtenItems(JSON.stringify({ TransactItems: [action] }), this.keyAttributes));
+      return byText;
+    };
+    const committed = actions(commit.body);
+    const refused = actions(other.body);
+    const differing = [...[...committed].filter(([text]) => !refused.has(text)), ...[...refused].filter(([text]) => !committed.has(text))];
+    if (differing.length === 0 || differing.some(([, items]) => items.length === 0)) return false;
+    // read after the refused attempt when it was the same invocation's, else anywhere before the commit
+    const after = invocation.writes.includes(other) ? other.index : -1;
+    const readBefore = new Set(invocation.reads.filter((read) => read.index > after && read.index < commit.index).map((read) => read.item));
+    return differing.every(([, items]) => items.every((item) => readBefore.has(item)));
   }
 
   /**
@@ -530,7 +567,7 @@ export class ApplyAttribution {
   private storyOfApplications(consumer: AttributedConsumer, functionKey: string, eventId: string, carrying: readonly InvocationSeen[]): Told | undefined {
     const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId, (write) => this.addsToAggregate(functionKey, consumer, write, eventId)));
     if (applications.length >= 2) {
-      const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));
+      const again = applications.slice(1).map((application, index) => this.again(consumer, functionKey, applications[index]!, application, eventId));
       // the first cause that names a mistake (not the plain "applied again") is the violation's
       const named = again.find((candidate) => candidate.kind !== 'applied-again') ?? again[0]!;
       const invocations = applications.map((application, index) => this.reference(application.invocation, eventId, index === 0 ? 'applied' : 'applied-again'));
@@ -543,8 +580,10 @@ export class ApplyAttribution {
           invocations,
           requests: named.requests ?? requestReferences(applications.flatMap((application) => application.writes)),
           ...(named.setting === undefined ? {} : { setting: named.setting }),
+          ...(named.aggregate === undefined ? {} : { aggregate: named.aggregate }),
           fix: named.fix,
         },
+        ...(named.newer === undefined ? {} : { newer: named.newer }),
       };
     }
     // one application, a write in it applied twice: the SDK resent a write whose response was lost (within the invocation)
@@ -589,7 +628,10 @@ export class ApplyAttribution {
     if (reclaimed !== undefined) return reclaimed;
     // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
     const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
-    const bodies = new Set(attempts.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
+    const committing = attempts.find(({ write }) => write.applied);
+    // a run whose writes differ only where the committing run read the items afresh is a correct read-then-write retry
+    const kept = committing === undefined ? attempts : attempts.filter((attempt) => attempt === committing || !this.readAfresh(consumer, committing.invocation, committing.write, attempt.write));
+    const bodies = new Set(kept.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
     if (applications.length === 1 && bodies.size > 1) {
       const failed = new Map<InvocationSeen, Map<string, number>>();
       for (const { invocation, write } of attempts.filter((attempt) => !attempt.write.applied)) {
@@ -664,19 +706,63 @@ export class ApplyAttribution {
    * is no application of them (the runtime skipped them, as listed).
    */
   private addsToAggregate(functionKey: string, consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
+    const ordered = this.aggregateCommits(functionKey, write);
+    const at = ordered.indexOf(write);
+    const previous = at > 0 ? ordered[at - 1] : undefined;
+    return previous === undefined || !isCommitOf(consumer, previous, eventId);
+  }
+
+  /**
+   * The applied commits of the aggregate item `write` commits to, `write` among them, in the order DynamoDB applied them
+   * (see {@link addsToAggregate}).
+   */
+  private aggregateCommits(functionKey: string, write: WriteSeen): WriteSeen[] {
     const item = itemKeyOf([write], this.keyAttributes);
     const commits = (this.invocations.get(functionKey) ?? []).flatMap((invocation) =>
       invocation.writes.filter((candidate) => candidate === write || (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item)),
     );
     // a stable sort: the writes whose answer the run did not place keep the order of their invocations' ends
     const ordered = commits.every((candidate) => candidate.answered !== undefined) ? [...commits].sort((a, b) => a.answered! - b.answered!) : commits;
-    const at = ordered.indexOf(write);
-    const previous = at > 0 ? ordered[at - 1] : undefined;
-    return previous === undefined || !isCommitOf(consumer, previous, eventId);
+    return ordered;
+  }
+
+  /**
+   * An aggregate's commit of the event applied again because the item's processed list had forgotten the earlier one
+   * (./processed-list-overrun.ts): the `processed-list-overrun` story; undefined when the commits do not show it.
+   */
+  private overrun(consumer: AttributedConsumer, functionKey: string, earlier: Application, later: Application, eventId: string, by: string): Again | undefined {
+    const [first, again] = [earlier, later].map((application) => application.writes.find((write) => write.applied && isAggregateCommit(write) && isCommitOf(consumer, write, eventId)));
+    if (first === undefined || again === undefined) return undefined;
+    const ordered = this.aggregateCommits(functionKey, again);
+    const overrun = processedListOverrun(
+      ordered.map((write) => write.body),
+      ordered.indexOf(first),
+      ordered.indexOf(again),
+      eventId,
+    );
+    const aggregate = aggregateReference(again, this.keyAttributes);
+    if (overrun === undefined || aggregate === undefined) return undefined;
+    return {
+      kind: 'processed-list-overrun',
+      fix: fixFor('processed-list-overrun'),
+      setting: { name: PROCESSED_LIST_SETTING, value: overrun.bound, newerApplied: overrun.newer.length },
+      aggregate,
+      newer: overrun.newer,
+      text: `${by}: ${processedListOverrunText(overrun, `${aggregate.table} ${JSON.stringify(aggregate.key)}`, this.label(earlier.invocation, eventId))}`,
+    };
+  }
+
+  /**
+   * The events applied to the aggregate of `eventId` between its first application and the one that applied it again
+   * because the aggregate's processed list had forgotten it (`processed-list-overrun`); none when no such story is told.
+   */
+  public appliedBetween(functionKey: string, eventId: string): readonly string[] {
+    const consumer = this.consumers.get(functionKey);
+    return consumer === undefined ? [] : (this.story(consumer, functionKey, eventId)?.newer ?? []);
   }
 
   /** How `later` came to apply the event again after `earlier`. */
-  private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): Again {
+  private again(consumer: AttributedConsumer, functionKey: string, earlier: Application, later: Application, eventId: string): Again {
     const by = `applied again by ${this.label(later.invocation, eventId)}`;
     if (later.kind === 'own-client') {
       const outbox = consumer.outboxTable !== undefined && later.writes.some((write) => write.tables.includes(consumer.outboxTable!));
@@ -718,6 +804,9 @@ export class ApplyAttribution {
           text: `${by} to another item: ${first ?? 'unknown'} first, then ${second ?? 'unknown'} (the aggregate's key differs between invocations of one event: located from something other than the event, e.g. the processing time)`,
         };
       }
+      // the aggregate's processed list had forgotten the event: its documented bound, not a mistake in the handler
+      const overrun = consumer.mode === 'aggregate' ? this.overrun(consumer, functionKey, earlier, later, eventId, by) : undefined;
+      if (overrun !== undefined) return overrun;
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
     }
     if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
@@ -1131,6 +1220,19 @@ function itemKeyOf(writes: readonly WriteSeen[], keyAttributes: (tableName: stri
     return JSON.stringify(Object.fromEntries(keyAttributes(put.TableName).map((name) => [name, Object.values(item[name] ?? {})[0]])));
   }
   return undefined;
+}
+
+/** The aggregate item an aggregate's commit wrote: its table and key (see {@link itemKeyOf}); undefined for a body it cannot read. */
+function aggregateReference(write: WriteSeen, keyAttributes: (tableName: string) => readonly string[]): AggregateReference | undefined {
+  const key = itemKeyOf([write], keyAttributes);
+  let request: { TableName?: string; Item?: unknown; TransactItems?: { Put?: { TableName?: string } }[] };
+  try {
+    request = JSON.parse(write.body) as typeof request;
+  } catch {
+    return undefined;
+  }
+  const table = request.Item !== undefined ? request.TableName : request.TransactItems?.[0]?.Put?.TableName;
+  return key === undefined || table === undefined ? undefined : { table, key: JSON.parse(key) as Record<string, unknown> };
 }
 
 /** An item as `<table>|{"<key attribute>":"<value>",…}`, from a table name and a key (or a whole item). */

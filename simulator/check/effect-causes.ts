@@ -12,7 +12,10 @@
  * - then **the subscriber's own writes outside its transaction**, whenever the run observed one: they are the mistake
  *   whatever fault met each event (a crash, a lost response), so the kinds that only say which fault met it
  *   (`applied-again`, `redelivery-after-crash`, `lost-response-retried`, `sdk-retry-after-lost-response`) give way;
- * - else the invocations' story of each event (./apply-attribution.ts), as told.
+ * - else the invocations' story of each event (./apply-attribution.ts), as told;
+ * - and for an aggregate's event applied again because its processed list had forgotten it
+ *   (`processed-list-overrun`), when no upstream cause is told for the count: the upstream of the newer events that
+ *   pushed it out of the list ({@link floodUpstream}), a flood a mistake upstream sent.
  */
 import type { CauseKind, ViolationCause } from './violation-cause';
 
@@ -32,6 +35,23 @@ export interface Upstream {
   readonly causes: readonly ViolationCause[];
 }
 
+/**
+ * What an upstream cause is told of: the events a count reads ({@link COUNT_READING}), or the newer events that pushed
+ * an event out of its aggregate's processed list ({@link floodUpstream}).
+ */
+export interface UpstreamReading {
+  /** The events, in words: `the events this count reads`. */
+  readonly what: string;
+  /** How many of their ids the text names before `and N more`. @default all */
+  readonly shown?: number;
+}
+
+/** The events of a count: all named. */
+export const COUNT_READING: UpstreamReading = { what: 'the events this count reads' };
+
+/** How many ids of the newer events that flooded a processed list (and of the events they pushed out) the text names. */
+const FLOOD_SHOWN = 5;
+
 /** Kinds that say which fault met an event applied again, not which mistake let it through. */
 const FAULT_FOLLOWING: ReadonlySet<CauseKind> = new Set<CauseKind>(['applied-again', 'redelivery-after-crash', 'lost-response-retried', 'sdk-retry-after-lost-response']);
 
@@ -48,8 +68,11 @@ function lineage(facts: UpstreamFacts, eventIds: readonly string[]): Set<string>
   return seen;
 }
 
-/** The causes upstream of `subscriber` of a count read over `eventIds` (see the module comment); undefined when none. */
-export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: readonly string[]): Upstream | undefined {
+/**
+ * The causes upstream of `subscriber` of a count read over `eventIds` (see the module comment), or of other events it
+ * applied, told as `reading` says; undefined when none.
+ */
+export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: readonly string[], reading: UpstreamReading = COUNT_READING): Upstream | undefined {
   const lineal = lineage(facts, eventIds);
   const causes: ViolationCause[] = [];
   const told: string[] = [];
@@ -63,12 +86,32 @@ export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: r
     const written = [...lineal].filter((eventId) => writer.eventIds.has(eventId));
     if (written.length === 0) continue;
     causes.push({ ...writer.cause, eventIds: written });
+    const shown = reading.shown === undefined || written.length <= reading.shown ? written.join(', ') : `${written.slice(0, reading.shown).join(', ')} and ${written.length - reading.shown} more`;
     told.push(
-      `the subscriber ${writer.cause.subscriber ?? 'unknown'} published the events this count reads (${written.join(', ')}) with an outbox write of its own, outside its transaction, ` +
+      `the subscriber ${writer.cause.subscriber ?? 'unknown'} published ${reading.what} (${shown}) with an outbox write of its own, outside its transaction, ` +
         `so each redelivery to it published them again under new ids: ${writer.cause.fix}`,
     );
   }
   return causes.length === 0 ? undefined : { text: `upstream of ${subscriber}: ${told.join('; ')}`, causes };
+}
+
+/**
+ * The upstream of the newer events that pushed an event out of its aggregate's processed list, for each
+ * `processed-list-overrun` told (`appliedBetween` gives those events, `upstreamOf` the causes upstream of them): a
+ * producer's command committed twice, another subscriber's outbox write of its own, each of which sends an aggregate
+ * more events than the app should and floods its list. Undefined when none lies upstream (the list is too short for
+ * the events the app sends: raise `maxProcessedMessages`).
+ */
+export function floodUpstream(
+  told: readonly ViolationCause[],
+  appliedBetween: (eventId: string) => readonly string[],
+  upstreamOf: (eventIds: readonly string[], reading: UpstreamReading) => Upstream | undefined,
+): Upstream | undefined {
+  const overrun = [...new Set(told.filter((cause) => cause.kind === 'processed-list-overrun').flatMap((cause) => cause.eventIds))];
+  if (overrun.length === 0) return undefined;
+  const newer = [...new Set(overrun.flatMap((eventId) => appliedBetween(eventId)))];
+  const forgotten = overrun.length === 1 ? `event ${overrun[0]!}` : `events ${overrun.slice(0, FLOOD_SHOWN).join(', ')}${overrun.length > FLOOD_SHOWN ? ` and ${overrun.length - FLOOD_SHOWN} more` : ''}`;
+  return upstreamOf(newer, { what: `the newer events that pushed ${forgotten} out of its aggregate's processed list`, shown: FLOOD_SHOWN });
 }
 
 /**

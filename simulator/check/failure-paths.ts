@@ -82,10 +82,11 @@ export interface NotSteeredFailurePaths {
 
 /**
  * Why a path of {@link NotSteeredFailurePaths} is not steered, for the report: no production setting is advised.
- * `probed`: the last-receive probe steered conflicts to one event of the subscriber (dead-lettered, then redriven).
+ * `probed`: the last-receive probe steered conflicts to one event of the subscriber, at every receive (what became of it
+ * is the probe's line: dead-lettered and redriven, or not).
  */
 export function notSteeredReason(maxReceiveCount: number, probed = false): string {
-  const conflicts = probed ? "no transaction conflict to it but the last-receive probe's (one event, dead-lettered and redriven)" : 'no transaction conflict to it';
+  const conflicts = probed ? "no transaction conflict to it but the last-receive probe's (one event, failed at every receive: see its line)" : 'no transaction conflict to it';
   return (
     `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers ${conflicts} (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): ` +
     'one would dead-letter a valid event by the simulator\'s injection alone; these paths are not required of it, and only a conflict or a crash the run drew at random (or real contention) meets them'

@@ -147,8 +147,12 @@ export function deadLetteredEventIds(deadLetters: readonly DeadLetterFinding[]):
   return new Set(deadLetters.flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
 }
 
-/** Every matched event was acknowledged or dead-lettered with a reason; queues are drained; nothing expired. */
-export function checkDeliveries(subscriber: ObservableSubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
+/**
+ * Every matched event was acknowledged or dead-lettered with a reason; queues are drained; nothing expired but
+ * `probeExpired`, the last-receive probe's event whose message or dead letter SQS dropped by retention (the run failed
+ * its every receive: its doing, not the app's; ./last-receive-probes.ts). @default none
+ */
+export function checkDeliveries(subscriber: ObservableSubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger, probeExpired?: string): Violation[] {
   const violations: Violation[] = [];
   const name = subscriber.name;
   const { total } = subscriber.queue.counts();
@@ -159,7 +163,7 @@ export function checkDeliveries(subscriber: ObservableSubscriberView, deadLetter
   // an event with a message still on the queue is reported as not drained, not as lost
   const stillQueued = new Set(subscriber.queue.messages().flatMap((message) => (message.origin.eventId === undefined ? [] : [message.origin.eventId])));
   for (const eventId of ledger.matchedEvents.get(subscriber.subscription.key) ?? []) {
-    if (!acknowledged.has(eventId) && !deadLettered.has(eventId) && !stillQueued.has(eventId)) {
+    if (!acknowledged.has(eventId) && !deadLettered.has(eventId) && !stillQueued.has(eventId) && eventId !== probeExpired) {
       const expired = ledger.expired.find((entry) => entry.eventId === eventId && deadLetterQueueKeys.has(entry.queue));
       const undeliverable = ledger.undeliverable.find((entry) => entry.eventId === eventId && entry.subscription === subscriber.subscription.key);
       const why = expired
@@ -176,7 +180,7 @@ export function checkDeliveries(subscriber: ObservableSubscriberView, deadLetter
     }
   }
   for (const expired of ledger.expired) {
-    if (expired.queue === subscriber.queue.model.key) {
+    if (expired.queue === subscriber.queue.model.key && (probeExpired === undefined || expired.eventId !== probeExpired)) {
       violations.push({ kind: 'lost', subscriber: name, detail: `message ${expired.messageId} (event ${expired.eventId ?? 'unknown'}) outlived the queue's retention period` });
     }
   }

@@ -14,7 +14,7 @@ import type { SynthAnnotation } from '../model/synth-annotations';
 import type { RunLedger } from '../observation/ledger';
 import type { BusinessChange, EffectTally, ObservableSubscriberView, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
-import type { Upstream } from './effect-causes';
+import type { Upstream, UpstreamReading } from './effect-causes';
 import type { FailurePathCounts, FailurePathsNotMet } from './failure-paths';
 import type { HistoryEntry } from './history';
 import type { Finding } from './invariants';
@@ -71,6 +71,11 @@ export interface ObservableSubscriberFacts {
   readonly shortCause: (eventIds: readonly string[]) => string | undefined;
   /** The same, as one structured cause per event told. */
   readonly shortCauses: (eventIds: readonly string[]) => readonly ViolationCause[];
+  /**
+   * For an aggregate consumer's event applied again because its aggregate's processed list had forgotten it
+   * (`processed-list-overrun`, apply-attribution.ts): the events applied to the aggregate in between; none otherwise.
+   */
+  readonly appliedBetween: (eventId: string) => readonly string[];
   /** The writes outside its inbox transaction as a structured cause of the events given; undefined when none. */
   readonly ownClientCause: (eventIds: readonly string[]) => ViolationCause | undefined;
   /** The writes its consumer made outside its inbox transaction, in words (own-client-writes.ts); undefined when none. */
@@ -113,11 +118,12 @@ export interface ObservableRunFacts {
    */
   readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
   /**
-   * The causes upstream of a subscriber of a count read over these events: a producer's command committed under two
-   * ids, another subscriber's outbox write outside its transaction (effect-causes.ts). @default none: a deployed run
+   * The causes upstream of a subscriber of a count read over these events (or of other events it applied, told as
+   * `reading` says): a producer's command committed under two ids, another subscriber's outbox write outside its
+   * transaction (effect-causes.ts). @default none: a deployed run
    * (`verify`) does not hear the functions' requests
    */
-  readonly upstreamOf?: (subscriber: string, eventIds: readonly string[]) => Upstream | undefined;
+  readonly upstreamOf?: (subscriber: string, eventIds: readonly string[], reading?: UpstreamReading) => Upstream | undefined;
   /**
    * What became of each probed subscriber's last-receive probe (last-receive-probes.ts). @default none: a deployed run
    * (`verify`), or a run that probed nothing

@@ -9,7 +9,7 @@ import type { DeadLetterFinding } from './dead-letters';
 import type { EffectProbeOutcome, ObservableSubscriberFacts } from './run-check';
 
 /** Why events were applied again (or fewer times than committed), when the run can tell (./apply-attribution.ts, ./own-client-writes.ts). */
-export type ApplyCauses = Pick<ObservableSubscriberFacts, 'applyCause' | 'applyCauses' | 'shortCause' | 'shortCauses' | 'ownClientCause' | 'ownClientWrites'>;
+export type ApplyCauses = Pick<ObservableSubscriberFacts, 'applyCause' | 'applyCauses' | 'shortCause' | 'shortCauses' | 'appliedBetween' | 'ownClientCause' | 'ownClientWrites'>;
 
 /** What a subscriber's facts are made of. */
 export interface SubscriberFactsParts<V extends ObservableSubscriberView> {
@@ -24,7 +24,7 @@ export interface SubscriberFactsParts<V extends ObservableSubscriberView> {
   readonly causes?: ApplyCauses;
 }
 
-const NO_CAUSES: ApplyCauses = { applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], ownClientCause: () => undefined };
+const NO_CAUSES: ApplyCauses = { applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], appliedBetween: () => [], ownClientCause: () => undefined };
 
 /** The subscriber's observable facts, its view kept as given. */
 export function subscriberFacts<V extends ObservableSubscriberView>(parts: SubscriberFactsParts<V>): ObservableSubscriberFacts & { readonly view: V } {
@@ -40,6 +40,7 @@ export function subscriberFacts<V extends ObservableSubscriberView>(parts: Subsc
     applyCauses: causes.applyCauses,
     shortCause: causes.shortCause,
     shortCauses: causes.shortCauses,
+    appliedBetween: causes.appliedBetween,
     ownClientCause: causes.ownClientCause,
     ...(causes.ownClientWrites === undefined ? {} : { ownClientWrites: causes.ownClientWrites }),
   };

@@ -6,6 +6,8 @@
  * renamed (docs/SIMULATOR.md, "Causes").
  */
 
+import { PROCESSED_MESSAGES_LIMITS } from '../../lambda/aggregate/processed-messages';
+
 /** What the user did that the run caught (each kind's fix is in `ViolationCause.fix`). */
 export type CauseKind =
   /** A transactional or aggregate consumer wrote with its own client, outside its inbox transaction. */
@@ -91,7 +93,15 @@ export type CauseKind =
    * been applied: the redelivery it allowed ran the effect again. The operator's decision is the mistake, whatever
    * fault blocked the step.
    */
-  | 'operator-retried-applied-step';
+  | 'operator-retried-applied-step'
+  /**
+   * An aggregate consumer applied an event again because its aggregate's processed list had forgotten it: at least as
+   * many newer events of the aggregate were applied between its first application and the redelivery as the list keeps
+   * (`maxProcessedMessages`, the setting; the newer events applied, its `newerApplied`). Aggregate mode's documented
+   * bound, not a mistake in the handler: the list is too short for the events the aggregate receives within a
+   * redelivery's delay, or those events are a flood a mistake upstream sent (named after this cause when the run shows it).
+   */
+  | 'processed-list-overrun';
 
 /** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
 export interface InvocationReference {
@@ -172,6 +182,18 @@ export interface SettingReference {
    * and more, as the construct checks). @default none
    */
   readonly observedDelay?: number;
+  /**
+   * For an aggregate's `maxProcessedMessages`: how many newer events of the aggregate were applied between the event's
+   * first application and the redelivery applied again, which pushed it out of the list. @default none
+   */
+  readonly newerApplied?: number;
+}
+
+/** An aggregate item of an aggregate consumer: its table, as the run's requests name it, and its key. */
+export interface AggregateReference {
+  readonly table: string;
+  /** The item's key attributes and their values, e.g. `{ "pk": "CUSTOMER#1" }`. */
+  readonly key: Readonly<Record<string, unknown>>;
 }
 
 /** Why a violation happened, and what to change (see the module comment). */
@@ -200,6 +222,8 @@ export interface ViolationCause {
   readonly setting?: SettingReference;
   /** The event type it concerns, for a type no subscription took. @default none */
   readonly eventType?: string;
+  /** The aggregate it lies in, for an aggregate's processed list that forgot an event (`processed-list-overrun`). @default none */
+  readonly aggregate?: AggregateReference;
   /** The change to make, in a sentence. */
   readonly fix: string;
 }
@@ -243,6 +267,9 @@ const FIXES: Record<CauseKind, string> = {
   'few-receives': "raise maxReceiveCount to 5 or more (the constructs' default is 5)",
   'operator-retried-applied-step':
     "have the scenario's operator decide a blocked step from where its effect lands (the table or service the step writes to): TRY_AGAIN only when the effect is not there, SUCCESS when it is",
+  'processed-list-overrun':
+    `raise maxProcessedMessages (createAggregateConsumer's option, default ${PROCESSED_MESSAGES_LIMITS.DEFAULT}) above the number of events one aggregate receives within a redelivery's delay; ` +
+    'when those events are more than the app should send (a mistake upstream, named after this cause), mend the upstream first',
 };
 
 /**

@@ -138,10 +138,22 @@ interface SteeredFunction {
    * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
    */
   readonly probe?: { eventId?: string; lastReceive?: number };
+  /** The invocations a write of its probe's event was refused in, with the event's copies in their batches, until each answers. @default none */
+  readonly probeRefusedIn?: Map<string, readonly BatchMessage[]>;
+  /** The copies of its probe's event an answer acknowledged at a refused receive ({@link FaultSteering.onInvocationAnswered}). @default none */
+  readonly probeAcknowledged?: ProbeAcknowledgement[];
   /** The events a write named while its probe had chosen none (see {@link probe}). @default none */
   readonly probeNamed?: Set<string>;
   /** Whether dlq redrive's window rule takes an event by its own time ({@link SteeredSubscriberOptions.probeTakes}). @default every event */
   readonly probeTakes?: (eventTime: number | undefined) => boolean;
+}
+
+/** A copy of the probe's event that its consumer's batch response acknowledged at a receive where the run refused the event's write. */
+export interface ProbeAcknowledgement {
+  /** The SQS message id of the copy. */
+  readonly messageId: string;
+  /** Its `ApproximateReceiveCount` at that receive. */
+  readonly receiveCount: number;
 }
 
 /** A subscriber's last-receive probe, as {@link FaultSteering.endProbes} gives it. */
@@ -154,6 +166,11 @@ export interface LastReceiveProbe {
   readonly eventId?: string;
   /** The highest receive (`ApproximateReceiveCount`) at which a write of the event was refused. @default none: no event chosen */
   readonly lastReceive?: number;
+  /**
+   * The copies of the event the consumer acknowledged (a returned invocation whose batch response left them out of
+   * `batchItemFailures`) at a receive where the run refused the event's write: nothing committed them. @default none
+   */
+  readonly acknowledged?: readonly ProbeAcknowledgement[];
 }
 
 /** Options of {@link FaultSteering.addSubscriber}. */
@@ -369,7 +386,7 @@ export class FaultSteering {
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
     const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
-    const probeChoice = { probeNamed: new Set<string>(), ...(options.probeTakes === undefined ? {} : { probeTakes: options.probeTakes }) };
+    const probeChoice = { probeNamed: new Set<string>(), probeRefusedIn: new Map<string, readonly BatchMessage[]>(), probeAcknowledged: [], ...(options.probeTakes === undefined ? {} : { probeTakes: options.probeTakes }) };
     this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe, ...probeChoice });
   }
 
@@ -383,8 +400,31 @@ export class FaultSteering {
     return [...this.functions].flatMap(([functionKey, steered]) =>
       steered.probe === undefined
         ? []
-        : [{ functionKey, subscriber: steered.name, ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }), ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }) }],
+        : [
+            {
+              functionKey,
+              subscriber: steered.name,
+              ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }),
+              ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }),
+              ...((steered.probeAcknowledged ?? []).length === 0 ? {} : { acknowledged: [...(steered.probeAcknowledged ?? [])] }),
+            },
+          ],
     );
+  }
+
+  /**
+   * Hears an invocation's answer (`failedMessageIds`: the messages its batch response reported failed, every message of
+   * the batch when it threw, timed out or crashed): a copy of a probe's event in a batch where the run refused the event's
+   * write, left out of them, was acknowledged although nothing committed it, whatever SQS does with it after (a lost
+   * delete, another copy dead-lettered): {@link endProbes} names it.
+   */
+  public onInvocationAnswered(functionKey: string, invocationKey: string, failedMessageIds: readonly string[]): void {
+    const steered = this.functions.get(functionKey);
+    const copies = steered?.probeRefusedIn?.get(invocationKey);
+    if (steered === undefined || copies === undefined) return;
+    steered.probeRefusedIn?.delete(invocationKey);
+    const failed = new Set(failedMessageIds);
+    for (const copy of copies) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });
   }
 
   /**
@@ -409,6 +449,8 @@ export class FaultSteering {
     // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
     // which after the probe's failed record may be the next record's own (its handler's write before its commit)
     if (named === probe.eventId && chosen !== undefined) probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen.receiveCount);
+    // the event's copies in this batch: the consumer's answer must report each failed (onInvocationAnswered)
+    if (named === probe.eventId) steered.probeRefusedIn?.set(invocation.key, messages.filter((message) => message.eventId === named));
     if (named === probe.eventId) return 'conflict';
     if ((planned === 'crash-before' || planned === 'crash-after') && this.holdsProbe(steered, invocation)) return 'none';
     // nor does the steering below take the probe's event as the target of such a write

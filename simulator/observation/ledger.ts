@@ -141,7 +141,7 @@ export class RunLedger implements SimulationObserver {
   /** Messages SNS could not deliver and had no dead-letter queue for: lost, with why. */
   public readonly undeliverable: { subscription: ResourceKey; eventId?: string; reason: string }[] = [];
   /** Messages that outlived their queue's retention: lost. */
-  public readonly expired: { queue: ResourceKey; messageId: string; eventId?: string }[] = [];
+  public readonly expired: { queue: ResourceKey; messageId: string; eventId?: string; expiredAt?: number }[] = [];
   public readonly mappings = new Map<ResourceKey, MappingFigures>();
   /** Faults by the resource they hit, then by kind. */
   public readonly faults = new Map<ResourceKey, Map<FaultKind, number>>();
@@ -239,8 +239,8 @@ export class RunLedger implements SimulationObserver {
     this.redriven.set(queue, (this.redriven.get(queue) ?? 0) + 1);
   }
 
-  public onExpired(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
-    this.expired.push({ queue, messageId: message.messageId, eventId: message.origin.eventId });
+  public onExpired(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly expiredAt?: number }): void {
+    this.expired.push({ queue, messageId: message.messageId, eventId: message.origin.eventId, ...(message.expiredAt === undefined ? {} : { expiredAt: message.expiredAt }) });
   }
 
   public onInvocation(mapping: ResourceKey, invocation: InvocationReport): void {

@@ -131,7 +131,7 @@ export interface SimulationObserver {
   /** SQS moved a message to the queue's dead-letter queue after `maxReceiveCount` receives. */
   onRedriven?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number; readonly deadLetterQueue: ResourceKey }): void;
   /** A message outlived the queue's retention period and is gone. */
-  onExpired?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void;
+  onExpired?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; /** When, epoch milliseconds (simulated). @default unknown */ readonly expiredAt?: number }): void;
   /** A function was invoked by an event source mapping with these messages. */
   onInvocation?(
     mapping: ResourceKey,

@@ -19,9 +19,21 @@ export function probeOutcomeText(probe: LastReceiveProbeOutcome): string {
       return `${event} left in the dead-letter queue: dlq redrive refuses it: ${(probe.refused[0] ?? '').replace(/^[^:]*: /, '')} (the run's own dead letter: not counted as unapplied)`;
     case 'cut-off':
       return `${event} not redriven: the run was cut off before it settled (the event may still be on its queue; the probe proved nothing)`;
+    case 'expired':
+      return (
+        `${event} not redriven: SQS dropped it by retention (${probe.expired?.queue ?? 'its queue'}, retention ${probe.expired?.retentionSeconds ?? '?'} s` +
+        `${probe.expired?.at === undefined ? '' : `, at ${probe.expired.at}`}) before the run redrove it (the run's own doing: not counted against the consumer; the probe proved nothing)`
+      );
     case 'on-queue':
       return `${event} not redriven: it was still on its queue when the run settled, not dead-lettered (the probe proved nothing)`;
     case 'acknowledged':
+      // its answer acknowledged it at a refused receive, and SQS still dead-lettered a copy (a lost delete, another copy)
+      if (probe.acknowledgedAt !== undefined && (probe.redriven > 0 || probe.refused.length > 0)) {
+        return (
+          `${event} was acknowledged by its consumer at receive ${probe.acknowledgedAt.receiveCount} (message ${probe.acknowledgedAt.messageId} left out of batchItemFailures) ` +
+          'though the run failed its record at every receive, so nothing committed it: lost (see the violations), whatever SQS did with the message after'
+        );
+      }
       return (
         `${event} was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive ${probe.lastReceive ?? '?'}), ` +
         'so nothing committed it: lost (see the violations)'

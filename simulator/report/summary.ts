@@ -452,12 +452,16 @@ export function printedDetail(detail: string, causes: readonly ViolationCause[])
   return printed;
 }
 
-/** A cause's setting: its value, and the most it may be, the least it should be, or the delay the run met that it did not cover. */
+/**
+ * A cause's setting: its value, and the most it may be, the least it should be, the delay the run met that it did not
+ * cover, or the newer events of an aggregate that pushed an event out of its processed list.
+ */
 export function settingText(setting: SettingReference): string {
   const told = [
     ...(setting.needed === undefined ? [] : [`at most ${setting.needed} allowed`]),
     ...(setting.least === undefined ? [] : [`at least ${setting.least} recommended`]),
     ...(setting.observedDelay === undefined ? [] : [`a redelivery came after ${setting.observedDelay} s`]),
+    ...(setting.newerApplied === undefined ? [] : [`${setting.newerApplied} newer events of the aggregate applied before the redelivery`]),
   ];
   return [`${setting.name} ${typeof setting.value === 'number' ? setting.value : JSON.stringify(setting.value)}`, ...told].join(', ');
 }

@@ -132,6 +132,8 @@ export async function buildRun(
     const functionKey = model.eventSourceMappings.find((candidate) => candidate.key === mapping)?.function;
     const [first] = invocation.messages;
     if (functionKey !== undefined && first !== undefined) attribution.onInvocation(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation);
+    // the consumer's answer at each receive the last-receive probe refused (./last-receive-probe.ts)
+    if (functionKey !== undefined && first !== undefined) steering.onInvocationAnswered(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation.failedMessageIds);
   });
   const subscriberOf = (functionKey: string) => flowBuilt?.subscribers.find((subscriber) => subscriber.function?.key === functionKey);
   // steering learns from the ledger which failure paths each subscriber still misses

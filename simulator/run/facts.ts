@@ -171,6 +171,7 @@ export async function readRunFacts(
           applyCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.causes(functionKey, eventIds)),
           shortCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.shortCause(functionKey, eventIds)),
           shortCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.shortCauses(functionKey, eventIds)),
+          appliedBetween: (eventId) => (functionKey === undefined ? [] : built.attribution.appliedBetween(functionKey, eventId)),
           ownClientCause: (eventIds) => (functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, subscriber.name, eventIds)),
           ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
         },
@@ -247,7 +248,7 @@ export async function readRunFacts(
     history: built.history.entries(),
     rates: settings.plan.rates,
     isMalformed,
-    upstreamOf: (subscriber, eventIds) => upstreamOf(upstream, subscriber, eventIds),
+    upstreamOf: (subscriber, eventIds, reading) => upstreamOf(upstream, subscriber, eventIds, reading),
     ...(objectFaults.size === 0 ? {} : { injectedObjectFault: (eventId: string) => objectFaults.get(eventId) }),
   };
   return { facts, committed };

@@ -7,20 +7,24 @@
  * that event's dead letters to the subscriber's queue by `dlq redrive`'s rules (./operator.ts, the operator pass's own
  * code), whether or not the scenario has an operator (the dead letter is the run's doing, not the app's; `--no-operator`
  * turns off the scenario's operator only), and the run settles again: a correct app applies the event once. A consumer
- * that acknowledged the message instead lost it: the run refused every write of its record, so nothing committed it, and
- * its message left the queue without a dead letter; the `lost` check names it in every processing mode
- * (simulator/check/last-receive-probes.ts). A run cut off before the redrive redrives nothing and blames no one.
+ * that acknowledged the message instead lost it: the run refused every write of its record, so nothing committed it. The
+ * run judges the consumer by its own answer at each receive it refused (its batch response left the message out of
+ * `batchItemFailures`), whatever SQS did after (a lost delete, another SNS copy dead-lettered), and by the message leaving
+ * the queue without a dead letter; the `lost` check names it in every processing mode
+ * (simulator/check/last-receive-probes.ts). A run cut off before the redrive redrives nothing and blames no one but a
+ * consumer whose answer already acknowledged the event.
  *
  * Probed: a subscriber with a consumer, on a standard queue with a redrive policy (a dead-lettered FIFO message lets its
  * group's later messages pass, beyond what the ordered path's checks take as the probe's), not in aggregate mode (whose
- * dead letters `dlq redrive` refuses), and whose deduplication window outlasts the queue's retention, `dlq redrive`'s
+ * dead letters `dlq redrive` refuses), whose retention keeps a message through `maxReceiveCount` visibility timeouts
+ * (else SQS's retention, not the consumer, decides; a dead letter dropped by retention all the same is `expired`), and whose deduplication window outlasts the queue's retention, `dlq redrive`'s
  * safety margin and the run's longest simulated time; of its events, only one whose own envelope `time` is young enough
  * for the redrive's window rule at the run's latest moment ({@link probeTakes}). Should the rules still refuse its dead
  * letter, the report says why and the dead letter, the run's doing, is not counted as unapplied.
  */
 import { DEFAULT_DEDUPLICATION_WINDOW_SECONDS, DEFAULT_SAFETY_MARGIN_SECONDS } from '../../operator/index';
 import { ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
-import type { LastReceiveProbeOutcome, LastReceiveProbeState } from '../check/last-receive-probes';
+import { probeStateOf, type LastReceiveProbeOutcome } from '../check/last-receive-probes';
 import type { LastReceiveProbe } from '../faults/fault-steering';
 import { eventIdOf } from '../aws/message-ids';
 import type { SubscriberView } from '../observation/run-facts';
@@ -32,6 +36,9 @@ export type { LastReceiveProbeOutcome, LastReceiveProbeState } from '../check/la
 export function isProbed(subscriber: SubscriberView, maxSimulatedSeconds: number): boolean {
   if (subscriber.function === undefined || subscriber.queue.model.fifo || subscriber.queue.model.redrive === undefined) return false;
   if (subscriber.environment[ENV.PROCESSING_MODE] === PROCESSING_MODE.AGGREGATE) return false;
+  // a queue whose retention drops a message failed at every receive before its last: SQS, not the consumer, would decide
+  const { messageRetentionSeconds, visibilityTimeoutSeconds, redrive } = subscriber.queue.model;
+  if (messageRetentionSeconds < redrive.maxReceiveCount * visibilityTimeoutSeconds) return false;
   return subscriber.queue.model.messageRetentionSeconds + DEFAULT_SAFETY_MARGIN_SECONDS + maxSimulatedSeconds < windowSecondsOf(subscriber);
 }
 
@@ -63,6 +70,7 @@ export async function redriveProbes(
   probes: readonly LastReceiveProbe[],
   subscribers: readonly SubscriberView[],
   deps: Parameters<typeof dlqRedriveRules>[1],
+  expiredMessages: readonly { readonly queue: string; readonly eventId?: string; readonly expiredAt?: number }[] = [],
 ): Promise<LastReceiveProbeOutcome[]> {
   const outcomes: LastReceiveProbeOutcome[] = [];
   for (const probe of probes) {
@@ -78,8 +86,27 @@ export async function redriveProbes(
     // neither redriven nor refused: still on its queue (a settled run may leave a message there) or a dead-letter queue
     // (not as this subscriber's dead letter), else deleted
     const onQueue = [subscriber.queue, ...subscriber.deadLetterQueues].some((queue) => queue.messages().some((message) => (message.origin.eventId ?? eventIdOf(message.body)) === eventId));
-    const state: LastReceiveProbeState = redriven.moved > 0 ? 'redriven' : refused.length > 0 ? 'refused' : onQueue ? 'on-queue' : 'acknowledged';
-    outcomes.push({ subscriber: probe.subscriber, eventId, state, ...(probe.lastReceive === undefined ? {} : { lastReceive: probe.lastReceive }), redriven: redriven.moved, refused });
+    // the consumer's own answer at a refused receive first: a lost delete or another copy's dead letter does not undo it
+    const acknowledgedAt = probe.acknowledged?.[0];
+    // SQS dropped its message (or its dead letter) by retention: the run's doing, not the consumer's
+    const queues = [subscriber.queue, ...subscriber.deadLetterQueues];
+    const dropped = expiredMessages.find((entry) => entry.eventId === eventId && queues.some((queue) => queue.model.key === entry.queue));
+    const droppedFrom = dropped === undefined ? undefined : queues.find((queue) => queue.model.key === dropped.queue);
+    const expired =
+      dropped === undefined || droppedFrom === undefined
+        ? undefined
+        : { queue: droppedFrom.address.name, retentionSeconds: droppedFrom.model.messageRetentionSeconds, ...(dropped.expiredAt === undefined ? {} : { at: new Date(dropped.expiredAt).toISOString() }) };
+    const state = probeStateOf({ ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }), redriven: redriven.moved, refused: refused.length, onQueue, expired: expired !== undefined });
+    outcomes.push({
+      subscriber: probe.subscriber,
+      eventId,
+      state,
+      ...(probe.lastReceive === undefined ? {} : { lastReceive: probe.lastReceive }),
+      redriven: redriven.moved,
+      refused,
+      ...(acknowledgedAt === undefined ? {} : { acknowledgedAt }),
+      ...(state === 'expired' && expired !== undefined ? { expired } : {}),
+    });
   }
   return outcomes;
 }

@@ -41,14 +41,19 @@ export async function operateRun(options: SimulationOptions, app: PreparedApp, b
   const operator = decisions !== undefined ? noOperatorFigures() : undefined;
   // the probes' events failed at every receive are the run's doing: redriven whatever the scenario's operator
   const probes = built.endProbes();
-  // a run cut off before the redrive: the event may still be on its queue, its consumer is not blamed
+  // a run cut off before the redrive: the event may still be on its queue, its consumer is not blamed unless its own
+  // answer acknowledged the event at a receive the run refused
   let lastReceiveProbes: LastReceiveProbeOutcome[] = probes.map(({ subscriber, eventId, lastReceive }) =>
     eventId === undefined
       ? { subscriber, state: 'not-chosen', redriven: 0, refused: [] }
       : { subscriber, eventId, state: 'cut-off', ...(lastReceive === undefined ? {} : { lastReceive }), redriven: 0, refused: [] },
   );
+  lastReceiveProbes = lastReceiveProbes.map((outcome, index) => {
+    const acknowledgedAt = probes[index]?.acknowledged?.[0];
+    return acknowledgedAt === undefined || outcome.state === 'not-chosen' ? outcome : { ...outcome, state: 'acknowledged', acknowledgedAt };
+  });
   if (roundsOutcome.cutOff === undefined && probes.length > 0) {
-    lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock });
+    lastReceiveProbes = await redriveProbes(probes, flow.subscribers, { documents, clock }, ledger.expired);
     if (lastReceiveProbes.some((probe) => probe.redriven > 0)) {
       roundsOutcome = await runRounds(flow, driven.relays, ledger, clock, undefined, driven.roundsOptions);
       rounds += roundsOutcome.rounds;

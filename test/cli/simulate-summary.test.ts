@@ -201,6 +201,9 @@ describe('formatSummary', () => {
     expect(text).toContain(`\n    not steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)})\n`);
     expect(text).toContain(`\nNot steered to Billing, so not proven: ${unproven} (${notSteeredReason(2)}).`);
     expect(notSteeredReason(2)).toContain("its queue's maxReceiveCount is 2, so the run steers no transaction conflict to it (nor a crash)");
+    // probed: the words hold whatever became of the probe's event (its own line says that)
+    expect(notSteeredReason(2, true)).toContain("but the last-receive probe's (one event, failed at every receive: see its line)");
+    expect(notSteeredReason(2, true)).not.toContain('dead-lettered and redriven');
     expect(text).not.toMatch(/maxReceiveCount of \d+ or more/);
     // a subscriber that met every path not steered to it has nothing to say about them
     const metAll = { ...billing, failurePaths: { ...NO_FAILURE_PATHS, 'handler-error': 1, 'lost-response': 3, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 2 } };
@@ -391,6 +394,14 @@ describe('the last-receive probe in the report', () => {
     expect(probeOutcomeText({ subscriber: 'Audit', state: 'not-chosen', redriven: 0, refused: [] })).toContain("no event chosen (none was written at its first receive whose own time dlq redrive's window rule would take");
     expect(probeOutcomeText({ ...probe, state: 'redriven', redriven: 1 })).toBe('Audit: event event-6 dead-lettered and redriven (dead-letter path met)');
     expect(probeOutcomeText({ ...probe, state: 'acknowledged' })).toContain('Audit: event event-6 was NOT dead-lettered: its consumer acknowledged it though the run failed its record at every receive (the last seen: receive 5)');
+    // acknowledged by its answer, then dead-lettered all the same (a lost delete): the line does not say it was not
+    const answered = probeOutcomeText({ ...probe, state: 'acknowledged', redriven: 1, acknowledgedAt: { messageId: 'm-6', receiveCount: 5 } });
+    expect(answered).toContain('Audit: event event-6 was acknowledged by its consumer at receive 5 (message m-6 left out of batchItemFailures) though the run failed its record at every receive');
+    expect(answered).not.toContain('NOT dead-lettered');
+    // dropped by SQS's retention: the run's doing, the consumer not blamed
+    const expired = probeOutcomeText({ ...probe, state: 'expired', expired: { queue: 'AuditDlq', retentionSeconds: 960, at: '2026-11-29T00:16:00.000Z' } });
+    expect(expired).toContain('SQS dropped it by retention (AuditDlq, retention 960 s, at 2026-11-29T00:16:00.000Z)');
+    expect(expired).not.toContain('acknowledged');
     const cut = probeOutcomeText({ ...probe, state: 'cut-off' });
     expect(cut).toContain('the run was cut off before it settled');
     expect(cut).not.toContain('acknowledged');

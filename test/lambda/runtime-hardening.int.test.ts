@@ -155,14 +155,14 @@ describe('values that can never be written (issue 10, item 7)', () => {
   });
 
   test.each([
-    ['an expression value', 'ExpressionAttributeValues', ':total'],
-    ['a key attribute', 'Key', 'pk'],
-  ])('a handler staging undefined as %s (which no client option can write) is dead-lettered at once, told to give it a value', async (_what, part, name) => {
+    ['named by its expression', { ':total': undefined }],
+    ['the only value, so none would be left', { ':unused': undefined }],
+  ])('a handler staging an undefined expression value %s (which no client option can write) is dead-lettered at once, told so', async (_what, values) => {
     const account = newAccount();
+    const [name] = Object.keys(values);
     const { handler, deadLetter } = consumer({
       handle: (envelope, tx) => {
-        const key = part === 'Key' ? { pk: undefined } : { pk: envelope.data.account };
-        tx.update({ TableName: ledgerTable, Key: key, UpdateExpression: 'SET total = :total', ExpressionAttributeValues: { ':total': part === 'Key' ? 1 : undefined } });
+        tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: name === ':total' ? 'SET total = :total' : 'SET total = if_not_exists(total, total)', ExpressionAttributeValues: values });
       },
     });
 
@@ -170,8 +170,22 @@ describe('values that can never be written (issue 10, item 7)', () => {
 
     expect(response.batchItemFailures).toEqual([]);
     expect(deadLetter.published[0]?.errorName).toBe('InvalidWriteError');
-    expect(deadLetter.published[0]?.errorMessage).toContain(`its ${part} attribute '${name}' cannot be written: its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the request incomplete): check what computes it`);
+    expect(deadLetter.published[0]?.errorMessage).toContain(`its ExpressionAttributeValues attribute '${name}' cannot be written: its value is undefined, which DynamoDB cannot store or compare (removeUndefinedValues would drop it and leave the request incomplete): check what computes it`);
     expect(await balance(account)).toBeUndefined();
+  });
+
+  test('an undefined key attribute is dropped as removeUndefinedValues does: a key left incomplete is refused by DynamoDB, told it may be an undefined value; an extra one is written', async () => {
+    const missing = newAccount();
+    const refused = consumer({ handle: (_envelope, tx) => void tx.update({ TableName: ledgerTable, Key: { pk: undefined }, UpdateExpression: 'ADD balance :one', ExpressionAttributeValues: { ':one': 1 } }) });
+    expect((await refused.handler({ Records: [sqsRecord(JSON.stringify(envelopeObject({ data: { account: missing, amount: 1 } })))] })).batchItemFailures).toEqual([]);
+    expect(refused.deadLetter.published[0]?.errorName).toBe('InvalidWriteError');
+    expect(refused.deadLetter.published[0]?.errorMessage).toMatch(/DynamoDB refused the write as invalid: .*an undefined value is dropped/);
+
+    const extra = newAccount();
+    const written = consumer({ handle: (envelope, tx) => void tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account, sk: undefined }, UpdateExpression: 'ADD balance :one', ExpressionAttributeValues: { ':one': 1 } }) });
+    expect((await written.handler({ Records: [sqsRecord(JSON.stringify(envelopeObject({ data: { account: extra, amount: 1 } })))] })).batchItemFailures).toEqual([]);
+    expect(outcomesOf(written.lines)).toEqual(['processed']);
+    expect(await balance(extra)).toBe(1);
   });
 
   test('an undefined expression value no expression names is dropped, as removeUndefinedValues does, and the write applied', async () => {

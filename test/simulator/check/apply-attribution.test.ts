@@ -393,6 +393,22 @@ describe('ApplyAttribution', () => {
     expect(causes[0]!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'applied'], [2, 'applied-again']]);
   });
 
+  test('a handler that reads the item in the same run before each commit, its refused commit staged from an older read: other writes, explained by the fresh read, are not named state kept between attempts', () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const read = { body: { TableName: 'Ledger', Key: { pk: { S: 'sku-1' } }, ConsistentRead: true }, operation: 'GetItem', applied: false };
+    const reserved = (value: number) => ({ Update: { TableName: 'Ledger', Key: { pk: { S: 'sku-1' } }, UpdateExpression: 'SET reserved = :r', ExpressionAttributeValues: { ':r': { N: String(value) } } } });
+    const log = { Put: { TableName: 'Log', Item: { pk: { S: 'res-1' } } } };
+    // e-1: read 4, commit 5 refused; read again (another event made it 5), commit 6: a correct read-then-write retry
+    flow.invoke([['e-1', 1]], [read, { body: commit('Billing', 'e-1', reserved(5), log), fault: 'conflict', applied: false }, read, { body: commit('Billing', 'e-1', reserved(6), log), applied: true }]);
+    // e-2: the same shape, but the retry's commit is not preceded by a read of the item: a copy kept in memory
+    flow.invoke([['e-2', 1]], [read, { body: commit('Billing', 'e-2', reserved(7), log), fault: 'conflict', applied: false }, { body: commit('Billing', 'e-2', reserved(8), log), applied: true }]);
+
+    expect(flow.attribution.shortCauses('Fn', ['e-1']).map((cause) => cause.kind)).not.toContain('state-kept-between-attempts');
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).not.toContain('state-kept-between-attempts');
+    expect(flow.attribution.shortCauses('Fn', ['e-2']).map((cause) => cause.kind)).toEqual(['state-kept-between-attempts']);
+    expect(flow.attribution.causes('Fn', ['e-2']).map((cause) => cause.kind)).toEqual(['state-kept-between-attempts']);
+  });
+
   test("a correct handler that emits with tx.emit, its commit refused then applied minutes later: the emitted envelope's time moves with the clock, and the handler is not told it keeps state", () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', outboxTable: 'Outbox' });
     const emitted = (time: string, writtenAt: number) => ({

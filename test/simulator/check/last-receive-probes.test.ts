@@ -5,7 +5,7 @@
  * redrive's rules refused is the run's doing, not the app's: unapplied-event does not count it, and only it.
  */
 import { describe, expect, test } from 'vitest';
-import { checkLastReceiveProbes, LAST_RECEIVE_PROBE_LOST_TEXT, type LastReceiveProbeOutcome } from '../../../simulator/check/last-receive-probes';
+import { checkLastReceiveProbes, LAST_RECEIVE_PROBE_LOST_TEXT, probeExpired, probeStateOf, type LastReceiveProbeOutcome } from '../../../simulator/check/last-receive-probes';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
 import { fixFor } from '../../../simulator/check/violation-cause';
 
@@ -25,6 +25,28 @@ describe('last-receive probe: lost', () => {
     ]);
     expect(findings[0]!.detail).toContain('receive 5');
     expect(findings[0]!.detail).toContain('batchItemFailures');
+  });
+
+  test("the consumer's answer at a refused receive decides, whatever became of the message after (a lost delete, another copy's dead letter)", () => {
+    const acknowledgedAt = { messageId: 'm-6', receiveCount: 5 };
+    expect(probeStateOf({ acknowledgedAt, redriven: 1, refused: 0, onQueue: false })).toBe('acknowledged');
+    expect(probeStateOf({ acknowledgedAt, redriven: 0, refused: 1, onQueue: true })).toBe('acknowledged');
+    expect(probeStateOf({ redriven: 1, refused: 0, onQueue: false })).toBe('redriven');
+    expect(probeStateOf({ redriven: 0, refused: 1, onQueue: false })).toBe('refused');
+    expect(probeStateOf({ redriven: 0, refused: 0, onQueue: true })).toBe('on-queue');
+    expect(probeStateOf({ redriven: 0, refused: 0, onQueue: false })).toBe('acknowledged');
+    const [finding, ...more] = checkLastReceiveProbes([probe('acknowledged', { redriven: 1, acknowledgedAt })]);
+    expect(more).toEqual([]);
+    expect(finding).toEqual(expect.objectContaining({ kind: 'lost', subscriber: 'Audit', detail: expect.stringContaining(`event event-6 ${LAST_RECEIVE_PROBE_LOST_TEXT}`) }));
+    expect(finding!.detail).toContain('at receive 5 the batch response left its message m-6 out of batchItemFailures');
+  });
+
+  test("a probe message SQS dropped by retention is expired, never acknowledged, and blames no one (the run's own doing)", () => {
+    expect(probeStateOf({ redriven: 0, refused: 0, onQueue: false, expired: true })).toBe('expired');
+    expect(probeStateOf({ acknowledgedAt: { messageId: 'm-6', receiveCount: 3 }, redriven: 0, refused: 0, onQueue: false, expired: true })).toBe('acknowledged');
+    expect(checkLastReceiveProbes([probe('expired', { expired: { queue: 'App/AuditDlq', retentionSeconds: 960, at: '2026-11-29T00:16:00.000Z' } })])).toEqual([]);
+    expect(probeExpired([probe('expired')], 'Audit')).toBe('event-6');
+    expect(probeExpired([probe('redriven', { redriven: 1 })], 'Audit')).toBeUndefined();
   });
 
   test('nothing when the run was cut off, the message is still on the queue, or its dead letter was redriven or left', () => {

@@ -213,7 +213,7 @@ describe('the unapplied-event rule: the lease read from what the runtime wrote',
 
   function ruleFindings(kit: ReturnType<typeof subscriberKit>, environment: Readonly<Record<string, string>>) {
     const view = { ...kit.subscriber, function: { key: 'Stack/Notifications' }, environment };
-    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], ownClientCause: () => undefined }, {
+    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], appliedBetween: () => [], ownClientCause: () => undefined }, {
       ledger: kit.ledger,
       subscribers: [],
       committed: { eventsById: new Map() },
@@ -285,7 +285,7 @@ describe('the unapplied-event rule: a maxReceiveCount below 5 named as the cause
 
   function ruleFindings(kit: ReturnType<typeof subscriberKit>) {
     const view = { ...kit.subscriber, function: { key: 'Stack/Billing' }, environment: { IEF_PROCESSING_MODE: 'transactional' } };
-    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], ownClientCause: () => undefined }, {
+    return unappliedEventsRule.check({ ...outcome(kit), view, effectProbe: undefined, applyCause: () => undefined, applyCauses: () => [], shortCause: () => undefined, shortCauses: () => [], appliedBetween: () => [], ownClientCause: () => undefined }, {
       ledger: kit.ledger,
       subscribers: [],
       committed: { eventsById: new Map() },

@@ -39,6 +39,24 @@ describe('FaultSteering: the last-receive probe', () => {
     ]);
   });
 
+  test("names each copy of the probe's event its consumer's answer acknowledged at a receive the run refused, and only those", () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('S/Billing', 'Billing', 5, ['Inbox'], { lastReceiveProbe: true });
+    const refused = (invocation: SteeredInvocation) => expect(steering.decide('S/Billing', invocation, 'TransactWriteItems', commit(invocation.messages![0]!.eventId!), 'none')).toBe('conflict');
+    // receive 1: reported failed (a correct answer); receive 4: the batch threw (every message failed)
+    refused(batch(['A', 1]));
+    steering.onInvocationAnswered('S/Billing', 'A|1', ['m-A']);
+    refused(batch(['A', 4]));
+    steering.onInvocationAnswered('S/Billing', 'A|4', ['m-A']);
+    // receive 5, two SNS copies of A in one batch: the answer reports one failed and leaves the other out
+    const twoCopies: SteeredInvocation = { key: 'A|5', message: 'A', messages: [{ messageId: 'm-A', receiveCount: 5, eventId: 'A' }, { messageId: 'm-A2', receiveCount: 2, eventId: 'A' }] };
+    refused(twoCopies);
+    steering.onInvocationAnswered('S/Billing', 'A|5', ['m-A']);
+    // an invocation the probe refused nothing in is not judged
+    steering.onInvocationAnswered('S/Billing', 'B|1', []);
+    expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5, acknowledged: [{ messageId: 'm-A2', receiveCount: 2 }] }]);
+  });
+
   test('chooses a message at its first receive only, and leaves the other messages of its batches unharmed', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('S/Billing', 'Billing', 5, ['Inbox'], { lastReceiveProbe: true });
