@@ -8,9 +8,11 @@
  * publishes a record within its stream's 24 hours (`relayMaximumRecordAge` is at most 23 hours), from its outbox item's
  * write (`iefWrittenAt`), and SQS deletes a message its `MessageRetentionPeriod` after it was sent. A copy an earlier
  * replay (or a redrive) sent has no such bound the command can read per event: the queue must be empty (SQS's
- * approximate counts, which lag a send by about a minute). Checkable against AWS: the write time is the item's, the
- * retention and the counts the queue's (GetQueueAttributes). A copy on the dead-letter queue comes back only by a
- * redrive, which refuses a subscriber in aggregate mode unless told (`dlq redrive --allow-reapply`).
+ * approximate counts, which lag a send by about a minute). A copy on the subscriber's dead-letter queue (kept its
+ * retention from the dead-lettering, 14 days by default) or its subscription's (SNS's undelivered copies) comes back by
+ * a redrive, and an aggregate subscriber's redrive is `dlq redrive --allow-reapply`: those queues must be empty too (the
+ * ones the Operator output names). Checkable against AWS: the write time is the item's, the retention and the counts
+ * the queues' (GetQueueAttributes).
  */
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import type { SQSClient } from '@aws-sdk/client-sqs';
@@ -25,6 +27,13 @@ export const RELAY_PUBLISH_BOUND_SECONDS = 86_400;
 /** How every refusal of {@link queuedCopyRefusal} begins (the tests and the model match it). */
 export const MAY_BE_QUEUED_TEXT = "a copy of it may still be on the subscriber's queue";
 
+/**
+ * The `audit` of the JSON line `replay` writes on stderr for each event it sends to a subscriber in aggregate mode
+ * without an override (an override's line is `replay-override`): who sent which event, when, to which queue, as which
+ * message. The refusal of a queue that holds messages points to these lines.
+ */
+export const REPLAY_AUDIT = 'replay-aggregate';
+
 /** What {@link queuedCopyRefusal} needs beyond the event. */
 export interface QueuedCopyRules {
   readonly nowEpochMilliseconds: number;
@@ -33,6 +42,19 @@ export interface QueuedCopyRules {
   /** Time kept to spare beyond the queue's retention (the consumer's last run, a late commit of the item). */
   readonly safetyMarginSeconds: number;
   /** What the queue holds now ({@link queueOccupancy}). */
+  readonly occupancy: QueueOccupancy;
+  /**
+   * What the subscriber's dead-letter queues hold now (the ones its Operator output names).
+   * @default none read
+   */
+  readonly deadLetters?: readonly DeadLetterOccupancy[];
+}
+
+/** A dead-letter queue of the subscriber and what it holds now. */
+export interface DeadLetterOccupancy {
+  /** Which: the subscriber's queue's, or its subscription's (SNS's undelivered copies). */
+  readonly kind: 'dead-letter queue' | 'subscription dead-letter queue';
+  readonly queueUrl: string;
   readonly occupancy: QueueOccupancy;
 }
 
@@ -49,19 +71,42 @@ export async function queueOccupancy(client: SQSClient, queueUrl: string): Promi
 }
 
 /**
+ * When `event` can be replayed at the earliest by the relay's bound ({@link queuedCopyGoneAt}), as ISO-8601, while that
+ * bound is what holds it back (its write time known, not later than now, and the bound not yet passed); undefined
+ * otherwise. The queues' counts still decide then. `replay --json` gives it as `replayableAfter`.
+ */
+export function queuedCopyReplayableAfter(event: OutboxEvent, rules: Omit<QueuedCopyRules, 'occupancy' | 'deadLetters'>): string | undefined {
+  const writtenAt = event.writtenAtEpochMilliseconds;
+  if (writtenAt === undefined || writtenAt > rules.nowEpochMilliseconds) return undefined;
+  const goneAt = queuedCopyGoneAt(writtenAt, rules);
+  return rules.nowEpochMilliseconds < goneAt ? new Date(goneAt).toISOString() : undefined;
+}
+
+/** What `what` holds, said for a refusal; undefined when it holds nothing. */
+function holdingOf(what: string, held: QueueOccupancy): string | undefined {
+  if (!('unreadable' in held)) {
+    const total = held.visible + held.inFlight + held.delayed;
+    if (total === 0) return undefined;
+    return `${what} holds ${total} message(s) (ApproximateNumberOfMessages ${held.visible}, ApproximateNumberOfMessagesNotVisible ${held.inFlight}, ApproximateNumberOfMessagesDelayed ${held.delayed})`;
+  }
+  return `the counts of ${what} could not be read (${held.unreadable})`;
+}
+
+/**
  * When the relay's copy of an event whose outbox item was written at `writtenAtEpochMilliseconds` is gone from the
  * queue at the latest: published within {@link RELAY_PUBLISH_BOUND_SECONDS}, then kept the queue's retention, plus the
  * margin.
  */
-export function queuedCopyGoneAt(writtenAtEpochMilliseconds: number, rules: Omit<QueuedCopyRules, 'nowEpochMilliseconds'>): number {
+export function queuedCopyGoneAt(writtenAtEpochMilliseconds: number, rules: Pick<QueuedCopyRules, 'queue' | 'safetyMarginSeconds'>): number {
   return writtenAtEpochMilliseconds + (RELAY_PUBLISH_BOUND_SECONDS + rules.queue.retentionSeconds + rules.safetyMarginSeconds) * 1000;
 }
 
 /**
  * Why `event`, which no aggregate of the subscriber remembers, is not replayed to `subscriberName` now: a copy the
  * relay published may still be on its queue ({@link MAY_BE_QUEUED_TEXT}), its outbox item does not prove when it
- * was written, or the queue holds messages (a copy an earlier replay sent may be one). Undefined when the relay's copy
- * is gone (SQS deleted it, or the consumer did) and the queue is empty: the replayed copy is the only one.
+ * was written, or the queue or a dead-letter queue of the subscriber holds messages (a copy an earlier replay sent, or
+ * a dead-lettered one, may be one). Undefined when the relay's copy can no longer be on the queue (SQS deleted it, or
+ * the consumer did) and those queues are empty: the replayed copy is the only one.
  */
 export function queuedCopyRefusal(event: OutboxEvent, subscriberName: string, rules: QueuedCopyRules): string | undefined {
   const writtenAt = event.writtenAtEpochMilliseconds;
@@ -80,17 +125,16 @@ export function queuedCopyRefusal(event: OutboxEvent, subscriberName: string, ru
   const goneAt = queuedCopyGoneAt(writtenAt, rules);
   const { retentionSeconds, known, queueUrl } = rules.queue;
   if (now >= goneAt) {
-    // the relay's copy is gone; one an earlier replay or redrive sent may not be
-    const held = rules.occupancy;
-    if ('unreadable' in held) {
-      return `${MAY_BE_QUEUED_TEXT} ${queueUrl}: the relay's copy is gone, but a copy an earlier replay (or redrive) sent may be there, and the queue's counts could not be read (${held.unreadable}); ${risk}; ${override}`;
-    }
-    const total = held.visible + held.inFlight + held.delayed;
-    if (total === 0) return undefined;
+    // the relay's copy can no longer be on the queue; one an earlier replay or redrive sent may be, or one dead-lettered
+    const holding = [holdingOf('the queue', rules.occupancy), ...(rules.deadLetters ?? []).map((each) => holdingOf(`its ${each.kind} ${each.queueUrl}`, each.occupancy))].filter(
+      (part): part is string => part !== undefined,
+    );
+    if (holding.length === 0) return undefined;
     return (
-      `${MAY_BE_QUEUED_TEXT} ${queueUrl}: the relay's copy is gone, but the queue holds ${total} message(s) (ApproximateNumberOfMessages ${held.visible}, ` +
-      `ApproximateNumberOfMessagesNotVisible ${held.inFlight}, ApproximateNumberOfMessagesDelayed ${held.delayed}), and a copy an earlier replay (or redrive) sent may be among them; ` +
-      `${risk}; replay it once the queue is empty (its consumer has taken them; the counts lag a send by about a minute), or ${override}`
+      `${MAY_BE_QUEUED_TEXT} ${queueUrl}: the relay's copy can no longer be on the queue, but a copy an earlier replay (or redrive) sent may be, or one may be dead-lettered: ${holding.join('; ')}; ` +
+      `${risk}; replay it once they are empty (the counts lag a send by about a minute); a copy on a dead-letter queue goes back with 'dlq redrive', not with a replay; ` +
+      `on a queue that is never empty this does not clear: when no replay audit line ("audit":"${REPLAY_AUDIT}" or "replay-override") names this event within the queue's ` +
+      `retention (${formatDuration(rules.queue.retentionSeconds)}) and no dead-letter queue holds messages, ${override}`
     );
   }
   return (

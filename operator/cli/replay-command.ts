@@ -24,7 +24,7 @@ import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
-import { queueOccupancy, queuedCopyRefusal } from './queued-copy';
+import { MAY_BE_QUEUED_TEXT, queueOccupancy, queuedCopyRefusal, queuedCopyReplayableAfter, REPLAY_AUDIT, type DeadLetterOccupancy } from './queued-copy';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -82,11 +82,12 @@ Refused (exit code 3):
     may still be on the subscriber's queue (both copies would arrive, and once newer events pushed its id out of the
     list between them, the second applies again): the relay's copy until its item's write (iefWrittenAt; none, or one
     later than now, proves nothing) plus the relay's 24 hours plus the queue's MessageRetentionPeriod plus an hour,
-    which the refusal names; a copy an earlier replay sent while the queue holds any message (its approximate counts,
-    which lag a send by about a minute). --allow-reapply sends it with a warning. Only the subscriber's own aggregates
-    count: each item names its subscriber (aggregateSubscriber); items naming another (a table several subscribers
-    share) are left out, and an id only an item naming none remembers (written before the runtime marked items) is
-    refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
+    which the refusal names (replayableAfter in --json); a copy an earlier replay sent while the queue holds any message (its approximate counts,
+    which lag a send by about a minute), or while its dead-letter queue or its subscription's (both named by its Operator
+    output) holds any: a dead-lettered copy goes back with 'dlq redrive'. --allow-reapply sends it with a warning.
+    Only the subscriber's own aggregates count: each item names its subscriber (aggregateSubscriber); items naming
+    another (a table several subscribers share) are left out, and an id only an item naming none remembers (written
+    before the runtime marked items) is refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
 A subscriber of another account or Region than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name
 the outbox (another environment's table), so give --flow-output (the flow's Operator output: its outbox table, refused
 unless its topic is the one the subscriber's output names; an ordered subscriber takes --table), and --flow-profile, an AWS
@@ -98,7 +99,9 @@ before anything is read (exit code 3); the outbox is read in the topic's Region,
 with or without --flow-profile.
 
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
-("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
+("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed), and every
+other event sent to a subscriber in aggregate mode too ("audit":"replay-aggregate": when, who, the subscriber, the
+queue, the event id and the message id): keep them, they show whether an earlier replay sent an event.
 
 To an ordered subscriber (its output says ordered, or --queue is a FIFO queue; docs/ORDERED-DELIVERY.md) the events
 are read from the ordered outbox's history items and planned against its sequence fences (needs its inbox table:
@@ -115,7 +118,7 @@ Options:
   --queue <url>                      the subscriber's queue
   --subscriber <name>                the subscriber (for the output)
   --deduplication-window <duration>  the subscriber's deduplicationWindow, e.g. 30d
-  --event-id <id>                    replay this event (repeatable)
+  --event-id <id>                    replay this event (repeatable; an id given twice is sent once)
   --since <time>, --until <time>     replay events whose time is in [since, until) (ISO-8601; until: now)
   --type <type>                      only events of this type (repeatable)
   --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
@@ -138,6 +141,9 @@ ${FLOW_OUTPUT_HELP}
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
 `;
+
+/** The `audit` of the line for each event sent to a subscriber in aggregate mode without an override. */
+export { REPLAY_AUDIT } from './queued-copy';
 
 /** The text line's start for events past the outbox's TTL, which replay never sends. */
 export { PAST_RETENTION_TEXT } from './outbox-events';
@@ -264,6 +270,8 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   // an aggregate subscriber's queue: what it holds now (a copy an earlier replay sent may be there)
   const occupancy = applications === undefined ? undefined : await queueOccupancy(context.sqsClient(), queue);
+  // and its dead-letter queues (the ones its Operator output names): a copy dead-lettered there comes back by a redrive
+  const deadLetters = applications === undefined ? undefined : await deadLetterOccupancies(context, deployment);
   // every mode but aggregate has a window (resolveSubscriber requires it)
   const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event): { event: OutboxEvent; send: boolean; applied?: boolean; why?: string; override?: string } => {
@@ -276,7 +284,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
       if ('applied' in decided) return { event, send: false, applied: true, why: decided.applied };
       if ('unknown' in decided) return { event, send: values['allow-reapply'] === true, why: decided.unknown, override: '--allow-reapply' };
       // never applied, but the relay's copy may still be on the queue: the replayed copy would be its second
-      const queued = queuedCopyRefusal(event, subscriber, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, occupancy: occupancy ?? { unreadable: 'not read' } });
+      const queued = queuedCopyRefusal(event, subscriber, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, occupancy: occupancy ?? { unreadable: 'not read' }, deadLetters: deadLetters ?? [] });
       if (queued !== undefined) return { event, send: values['allow-reapply'] === true, why: queued, override: '--allow-reapply' };
       return { event, send: true };
     }
@@ -289,6 +297,11 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const inbox = resolved.processingMode === 'aggregate' || resolved.inboxTable === undefined ? undefined : await readInboxRecords(context.client(), resolved.inboxTable, subscriber, decisions.map((item) => item.event.envelope.id));
   if (inbox?.note !== undefined) context.io.stderr(`note: ${inbox.note}\n`);
   const appliedUntil = (item: { event: OutboxEvent }): string | undefined => inbox?.keptUntil.get(item.event.envelope.id);
+  // an event refused while the relay's copy may be queued: when that bound passes (the queues' counts decide then)
+  const replayableAfterOf = (item: { event: OutboxEvent; send: boolean; why?: string }): string | undefined =>
+    resolved.processingMode === 'aggregate' && !item.send && item.why?.startsWith(MAY_BE_QUEUED_TEXT) === true
+      ? queuedCopyReplayableAfter(item.event, { nowEpochMilliseconds: now, queue: destination, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS })
+      : undefined;
   const appliedNote = (keptUntil: string): string => `already applied by '${subscriber}': its inbox record is kept until ${keptUntil}, so the copy is dropped as a duplicate`;
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
@@ -305,6 +318,11 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
         context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
         // an override is audited: who sent which event past which rule, and why the rule held it back
         const audit = { audit: 'replay-override', at: context.now().toISOString(), by: context.user, override: decision.override, subscriber, queue, eventId: decision.event.envelope.id, why: decision.why };
+        context.io.stderr(`${JSON.stringify(audit)}\n`);
+      } else if (resolved.processingMode === 'aggregate') {
+        // review r19b (R19B-4): every copy sent to an aggregate subscriber is audited, so that the log shows whether an
+        // earlier replay sent an event before a later one overrides the rule for a copy that may be queued
+        const audit = { audit: REPLAY_AUDIT, at: context.now().toISOString(), by: context.user, subscriber, queue, eventId: decision.event.envelope.id, ...(response.MessageId === undefined ? {} : { messageId: response.MessageId }) };
         context.io.stderr(`${JSON.stringify(audit)}\n`);
       }
     }
@@ -325,6 +343,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
             send: item.send,
             ...(item.applied === true ? { applied: true } : {}),
             ...(item.why !== undefined ? { why: item.why } : {}),
+            ...(replayableAfterOf(item) === undefined ? {} : { replayableAfter: replayableAfterOf(item) }),
             ...(appliedUntil(item) === undefined ? {} : { alreadyApplied: { keptUntil: appliedUntil(item), note: appliedNote(appliedUntil(item)!) } }),
           })),
           missing,
@@ -428,15 +447,37 @@ function knownTimeToLiveAttribute(values: ParsedArguments['values'], deployment:
   return typeof typed === 'string' && typed.trim() !== '' ? typed : deployment?.outboxTimeToLiveAttribute;
 }
 
+/**
+ * What the subscriber's dead-letter queues hold (`replay --aggregate-table`): the ones its Operator output names. Without
+ * the output none is known, which a note says (a dead-lettered copy is then not counted).
+ */
+async function deadLetterOccupancies(context: CommandContext, deployment: SubscriberDeployment | undefined): Promise<DeadLetterOccupancy[]> {
+  if (deployment === undefined) {
+    context.io.stderr("note: the subscriber's dead-letter queues were not read (its Operator output, --subscriber-output, names them): a copy of an event dead-lettered there is not counted\n");
+    return [];
+  }
+  const queues: Array<Pick<DeadLetterOccupancy, 'kind' | 'queueUrl'>> = [
+    { kind: 'dead-letter queue', queueUrl: deployment.deadLetterQueueUrl },
+    ...(deployment.subscriptionDeadLetterQueueUrl === undefined ? [] : [{ kind: 'subscription dead-letter queue' as const, queueUrl: deployment.subscriptionDeadLetterQueueUrl }]),
+  ];
+  const read: DeadLetterOccupancy[] = [];
+  for (const each of queues) read.push({ ...each, occupancy: await queueOccupancy(context.sqsClient(), each.queueUrl) });
+  return read;
+}
+
 /** Says `refusal` on stderr: nothing was sent (exit code 3). */
 function refuse(context: CommandContext, refusal: string): number {
   context.io.stderr(`refused: ${refusal}\n`);
   return EXIT_CODE.REFUSED;
 }
 
-/** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
+/**
+ * Which events a replay takes: `--event-id`s (a repeated id once, as `dlq redrive --event-id` takes it: two copies sent in
+ * one run would reach an aggregate subscriber twice), or `--since` (and `--until`, `--type`). Returns a usage problem
+ * as a string.
+ */
 function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
-  const eventIds = listOption(values, 'event-id');
+  const eventIds = [...new Set(listOption(values, 'event-id'))];
   const types = listOption(values, 'type');
   const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
   const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;

@@ -3007,4 +3007,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
   },
+  {
+    id: 'replay-repeated-event-id-sent-twice',
+    breaks: 'replay sends two copies of an event whose --event-id is given twice, in one run: to a subscriber in aggregate mode both arrive, and once newer events pushed its id out of the bounded list the second is applied again (R19B-1)',
+    file: 'operator/cli/replay-command.ts',
+    find: "  const eventIds = [...new Set(listOption(values, 'event-id'))];",
+    replace: "  const eventIds = listOption(values, 'event-id');",
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'replay-aggregate-dead-letters-ignored',
+    breaks: "replay --aggregate-table sends an event no aggregate remembers while a copy of it sits on the subscriber's dead-letter queue or its subscription's: a later 'dlq redrive --allow-reapply' brings that copy too, and the second may apply again (R19B-3)",
+    file: 'operator/cli/replay-command.ts',
+    find: "occupancy: occupancy ?? { unreadable: 'not read' }, deadLetters: deadLetters ?? [] });",
+    replace: "occupancy: occupancy ?? { unreadable: 'not read' }, deadLetters: [] });",
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'replay-aggregate-send-unaudited',
+    breaks: "replay writes no audit line for an event it sends to a subscriber in aggregate mode without an override, so the log can not show whether an earlier replay sent it before an operator overrides a queue that is never empty (R19B-4)",
+    file: 'operator/cli/replay-command.ts',
+    find: "      } else if (resolved.processingMode === 'aggregate') {",
+    replace: "      } else if (resolved.processingMode === 'aggregate' && decision.send !== true) {",
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
 ];

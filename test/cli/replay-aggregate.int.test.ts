@@ -21,6 +21,7 @@ import { cli, type OperatorServices } from './operator-services';
 import { DAY_MS, outbox, startServices, useReplayOutbox } from './replay-outbox-kit';
 import { notAggregateTable } from '../../operator/cli/aggregate-applications';
 import { MAY_BE_QUEUED_TEXT } from '../../operator/cli/queued-copy';
+import { REPLAY_AUDIT } from '../../operator/cli/replay-command';
 
 let aggregates: string;
 
@@ -212,6 +213,8 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-queued', send: false }));
     expect(decision!.why!.startsWith(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url} `), decision!.why).toBe(true);
     expect(decision!.why).toContain(`may be delivered until ${goneAt}`);
+    // review r19b (R19B-7): --json says when as a field, not only inside the text
+    expect((decision as Decision & { replayableAfter?: string }).replayableAfter).toBe(goneAt);
     expect(decision!.why).toContain('--allow-reapply');
     expect(decision).not.toHaveProperty('applied');
     expect(s.queue.messages()).toHaveLength(1);
@@ -258,7 +261,12 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     expect(second.code, second.stdout + second.stderr).toBe(3);
     const [decision] = (JSON.parse(second.stdout) as { events: Decision[] }).events;
     expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-missed', send: false }));
-    expect(decision!.why).toContain(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: the relay's copy is gone, but the queue holds 1 message(s) (ApproximateNumberOfMessages 1,`);
+    expect(decision!.why).toContain(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: the relay's copy can no longer be on the queue, but`);
+    expect(decision!.why).toContain('the queue holds 1 message(s) (ApproximateNumberOfMessages 1,');
+    // on a queue that never empties, the audit lines of earlier sends are what shows whether one sent this event
+    expect(decision!.why).toContain(`on a queue that is never empty this does not clear: when no replay audit line ("audit":"${REPLAY_AUDIT}"`);
+    expect(first.stderr).toContain(`"audit":"${REPLAY_AUDIT}"`);
+    expect(decision).not.toHaveProperty('replayableAfter'); // no time clears a queue that holds messages
     expect(s.queue.messages()).toHaveLength(1);
   });
 
@@ -273,6 +281,82 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
     expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-undated', send: false, why: expect.stringContaining(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: its outbox item does not say when it was written`) }));
     expect(s.queue.messages()).toEqual([]);
+  });
+
+  /**
+   * Review r19b (R19B-1): the same --event-id given twice read the event twice and sent two copies in one run (the
+   * queue's counts are read once, before sending). A repeated id is taken once, as dlq redrive's --event-id filter takes it.
+   */
+  test('the same --event-id given twice is replayed once', async () => {
+    const s = await startServices('AggregateReplayDupId');
+    await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
+    await aggregate('order-1', 1, ['evt-earlier']);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-missed', 'evt-missed'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+    const output = JSON.parse(replay.stdout) as { events: Decision[]; sent: unknown[] };
+    expect(output.events.map((decision) => decision.eventId)).toEqual(['evt-missed']);
+    expect(output.sent).toHaveLength(1);
+    expect(s.queue.messages()).toHaveLength(1);
+  });
+
+  /**
+   * Review r19b (R19B-3): a copy on the subscriber's dead-letter queue (kept 14 days from the dead-lettering) or its
+   * subscription's was not counted, and the refusal said the relay's copy was "gone". An aggregate subscriber's redrive
+   * is `dlq redrive --allow-reapply`, so a replay now and a redrive later brought two copies. The dead-letter queues
+   * the Operator output names are read too: an event is refused while either holds a message, naming it and how many.
+   */
+  test.each(['deadLetterQueue', 'subscriptionDeadLetterQueue'] as const)('refuses an event no aggregate applied while the %s the Operator output names holds messages', async (which) => {
+    const s = await startServices(`AggregateReplayDlq${which.length}`);
+    const body = await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
+    await aggregate('order-1', 1, ['evt-earlier']);
+    s[which].send({ body, origin: which === 'deadLetterQueue' ? { via: 'send-message' } : { via: 'sns-dead-letter' } });
+    const output = JSON.stringify({
+      format: 1, subscriberName: 'Invoicing', processingMode: 'aggregate', queueUrl: s.queue.address.url, outboxTable: outbox.outboxTableName,
+      deadLetterQueueUrl: s.deadLetterQueue.address.url, subscriptionDeadLetterQueueUrl: s.subscriptionDeadLetterQueue.address.url,
+    });
+    const args = ['replay', '--subscriber-output', output, '--event-id', 'evt-missed', '--aggregate-table', aggregates, '--yes', '--json'];
+
+    const replay = await cli(s, ...args);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(3);
+    const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
+    expect(decision).toEqual(expect.objectContaining({ eventId: 'evt-missed', send: false }));
+    const kind = which === 'deadLetterQueue' ? 'dead-letter queue' : 'subscription dead-letter queue';
+    expect(decision!.why).toContain(`${MAY_BE_QUEUED_TEXT} ${s.queue.address.url}: the relay's copy can no longer be on the queue`);
+    expect(decision!.why).toContain(`its ${kind} ${s[which].address.url} holds 1 message(s)`);
+    expect(decision!.why).toContain("'dlq redrive'");
+    expect(decision!.why).not.toContain('gone');
+    expect(s.queue.messages()).toEqual([]);
+
+    // once it is empty (redriven, or deleted), the replayed copy is the only one
+    for (const message of s[which].receive(10)) s[which].delete(message.receiptHandle);
+    expect(s[which].messages()).toEqual([]);
+    const afterwards = await cli(s, ...args);
+    expect(afterwards.code, afterwards.stdout + afterwards.stderr).toBe(0);
+    expect(s.queue.messages()).toHaveLength(1);
+  });
+
+  /**
+   * Review r19b (R19B-4): only a send past a rule (--allow-reapply) was audited, so the log could not show whether an
+   * earlier replay sent an event to an aggregate subscriber, which is what an operator must know before overriding a
+   * queue that is never empty. Every send to an aggregate subscriber writes one audit line, naming the event and its message.
+   */
+  test('every event sent to a subscriber in aggregate mode is audited, not only an override', async () => {
+    const s = await startServices('AggregateReplayAudited');
+    await outboxEvent('evt-missed', s.clock.now() - PAST_QUEUE_MS);
+    await aggregate('order-1', 1, ['evt-earlier']);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-missed'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(0);
+    const [sent] = (JSON.parse(replay.stdout) as { sent: Array<{ eventId: string; messageId: string }> }).sent;
+    const audits = replay.stderr.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(audits).toEqual([
+      expect.objectContaining({ audit: REPLAY_AUDIT, subscriber: 'Invoicing', queue: s.queue.address.url, eventId: 'evt-missed', messageId: sent!.messageId, at: expect.any(String) }),
+    ]);
+    expect(replay.stderr).not.toContain('warning:');
   });
 
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {

@@ -485,8 +485,10 @@ export class SystemWorld {
     const name = table === 'its' ? this.tables.business : table === 'wrong' ? this.tables.outbox.outboxTableName : `${this.tables.business}-typo`;
     const holdsAggregate = table === 'its' && (await this.holdsAggregateOfSubscriber());
     const sentBefore = this.operatorCopies();
-    const queuedBefore = new Set(this.services.queue.messages().map((message) => eventIdOf(message.body)));
-    const queueHeld = this.services.queue.counts().total > 0;
+    // the subscriber's queue and its dead-letter queue (the Operator output names it): a dead-lettered copy comes back by a redrive
+    const holders = [this.services.queue, this.services.deadLetterQueue];
+    const queuedBefore = new Set(holders.flatMap((queue) => queue.messages().map((message) => eventIdOf(message.body))));
+    const queueHeld = holders.some((queue) => queue.counts().total > 0);
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--aggregate-table', name, '--yes', '--json');
     if (holdsAggregate) {
       this.expectQueuedCopyRule(result.stdout, queuedBefore, queueHeld);
@@ -502,9 +504,10 @@ export class SystemWorld {
   /**
    * `replay --aggregate-table`'s rule for an event no aggregate remembers (operator/cli/queued-copy.ts), as the model
    * knows the world: it is sent only when the relay's copy can no longer be on the queue (its outbox item's write time,
-   * as the item says it, plus the relay's 24 hours, the queue's retention and an hour) and the queue held nothing
-   * (`queueHeld`: a copy an earlier replay sent may be there), else refused with {@link MAY_BE_QUEUED_TEXT}; and never
-   * is a copy sent of an event the queue held (`queuedBefore`, the truth): its two copies could both be applied.
+   * as the item says it, plus the relay's 24 hours, the queue's retention and an hour) and neither the queue nor its
+   * dead-letter queue held anything (`queueHeld`: a copy an earlier replay sent, or a dead-lettered one, may be there),
+   * else refused with {@link MAY_BE_QUEUED_TEXT}; and never is a copy sent of an event either held (`queuedBefore`, the
+   * truth): its two copies could both be applied.
    */
   private expectQueuedCopyRule(stdout: string, queuedBefore: ReadonlySet<string>, queueHeld: boolean): void {
     let output: { events?: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }> };
@@ -521,7 +524,7 @@ export class SystemWorld {
       const writtenAt = this.events.get(decided.eventId)?.writtenAt;
       const mayBeQueued = writtenAt === undefined || writtenAt > this.now() || this.now() < writtenAt + boundMs || queueHeld;
       if (decided.send === mayBeQueued) {
-        this.violate(`replay --aggregate-table ${decided.send ? 'sent' : 'refused'} ${decided.eventId} (written ${writtenAt === undefined ? 'at an unknown time' : new Date(writtenAt).toISOString()}, the queue ${queueHeld ? 'holding messages' : 'empty'}), but the model ${mayBeQueued ? 'expects its refusal: a copy may still be on the queue' : 'expects it sent: no copy can be on the queue'}`);
+        this.violate(`replay --aggregate-table ${decided.send ? 'sent' : 'refused'} ${decided.eventId} (written ${writtenAt === undefined ? 'at an unknown time' : new Date(writtenAt).toISOString()}, the queue and its dead-letter queue ${queueHeld ? 'holding messages' : 'empty'}), but the model ${mayBeQueued ? 'expects its refusal: a copy may still be on the queue' : 'expects it sent: no copy can be on the queue'}`);
       }
     }
   }
