@@ -231,7 +231,7 @@ export async function readRunFacts(
       },
     },
     // an app function's own publish to a flow's event topic, probe or not (../check/own-publishes.ts)
-    ownPublishes: checkOwnPublishes(ledger.appPublishes, relayPublishersOf(model), ({ functionKey, functionName }) => {
+    ownPublishes: checkOwnPublishes(ledger.appPublishes, relayPublishersOf(model, flow.names), ({ functionKey, functionName }) => {
       const subscriber = flow.subscribers.find((view) => view.function?.key === functionKey);
       if (subscriber !== undefined) return { subscriber: subscriber.name };
       return { producer: drivenProducers.find((producer) => producer.functionKey === functionKey)?.name ?? functionName };
