@@ -76,9 +76,16 @@ export type PublisherRole = { readonly subscriber: string } | { readonly produce
  * One `dual-write` violation per (function, event topic) that a function other than a relay function published to
  * itself, with the count, the first event ids and the cause `published-to-event-topic`. The event topics are `relay`'s
  * and every topic a relay function published to in `publishes`. A relay function's publishes (to any topic) and a
- * publish to a topic that is no flow's event topic are not charged. `roleOf` names the function.
+ * publish to a topic that is no flow's event topic are not charged. `roleOf` names the function; `committed` tells an
+ * event an outbox committed too, which the detail says the function also published itself.
  */
-export function checkOwnPublishes(publishes: readonly AppPublish[], relay: RelayPublishers, roleOf: (publish: AppPublish) => PublisherRole): Finding[] {
+export function checkOwnPublishes(
+  publishes: readonly AppPublish[],
+  relay: RelayPublishers,
+  roleOf: (publish: AppPublish) => PublisherRole,
+  /** Whether an outbox of the run committed the event. @default none did */
+  committed: (eventId: string) => boolean = () => false,
+): Finding[] {
   // a topic a relay function published to is an event topic too, however its function was told of it
   const eventTopics = new Set([...relay.eventTopics, ...publishes.filter((publish) => relay.relayFunctions.has(publish.functionKey)).map((publish) => publish.topic)]);
   const groups = new Map<string, AppPublish[]>();
@@ -99,8 +106,18 @@ export function checkOwnPublishes(publishes: readonly AppPublish[], relay: Relay
       ...('subscriber' in role ? { subscriber: role.subscriber } : {}),
       detail:
         `${first.functionName} published ${group.length} message(s) to the flow's event topic ${first.topicArn} with its own SNS client${eventIds.length === 0 ? '' : ` (events ${named})`}: ` +
-        "no outbox committed them, so they were written apart from the change (a crash between the commit and the publish loses the event, a retry publishes it again); only the flow's relay publishes to its event topic",
+        `${whoCommitted(group, first.functionName, committed)}; only the flow's relay publishes to its event topic`,
       causes: [{ kind: 'published-to-event-topic' as const, ...role, eventIds: eventIds.slice(0, MAX_LISTED), invocations: [], requests: [], fix: fixFor('published-to-event-topic') }],
     };
   });
+}
+
+/** What the outbox did with the events of `group`: committed them too (each is then published twice), or not at all. */
+function whoCommitted(group: readonly AppPublish[], functionName: string, committed: (eventId: string) => boolean): string {
+  const twice = group.filter((publish) => publish.eventId !== undefined && committed(publish.eventId)).length;
+  const apart = 'so they were written apart from the change (a crash between the commit and the publish loses the event, a retry publishes it again)';
+  const alsoItself = `${functionName} also published them itself, so each reaches the topic twice`;
+  if (twice === 0) return `no outbox committed them, ${apart}`;
+  if (twice === group.length) return `the outbox committed them too and ${alsoItself}`;
+  return `the outbox committed ${twice} of them too and ${alsoItself}; no outbox committed the other ${group.length - twice}, ${apart}`;
 }

@@ -110,6 +110,19 @@ describe('checkOwnPublishes', () => {
     ]);
   });
 
+  test('says the outbox committed the events too when it did: each is then published twice, by the relay and by the function itself', () => {
+    // GIVEN a producer that publishes the very events its outbox commits (same ids), and one it never commits
+    const publishes = [publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-1'), publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-2', 'Shop/Reserve#2')];
+    const committed = new Set(['reserved-res-1', 'reserved-res-2']);
+
+    const [allCommitted] = checkOwnPublishes(publishes, relayPublishersOf(model), roleOf, (eventId) => committed.has(eventId));
+    const [someCommitted] = checkOwnPublishes([...publishes, publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-3', 'Shop/Reserve#3')], relayPublishersOf(model), roleOf, (eventId) => committed.has(eventId));
+
+    expect(allCommitted?.detail).toContain('(events reserved-res-1, reserved-res-2): the outbox committed them too and Shop/Reserve also published them itself, so each reaches the topic twice');
+    expect(allCommitted?.detail).not.toContain('no outbox committed');
+    expect(someCommitted?.detail).toContain('the outbox committed 2 of them too and Shop/Reserve also published them itself, so each reaches the topic twice; no outbox committed the other 1');
+  });
+
   test('counts a topic a relay function published to as an event topic, though its environment names none', () => {
     // GIVEN a fan-out told its topic otherwise (createOrderedFanOut's topicArn), and a consumer that publishes there too
     const publishes = [publish('Ordered/FanOut', 'Shop/Alerts', 'reserved-res-1'), publish('Shop/Ledger', 'Shop/Alerts', 'stock-low-sku-1')];
