@@ -75,8 +75,8 @@ export interface IdempotentEventFlowProps {
 
   /**
    * Whether the topic denies `sns:Publish` to every principal but the relay's role (and roles given
-   * `flow.eventTopic.grantPublish`), so that nobody else in the account can inject events that consumers apply exactly
-   * once. Publishing through the outbox is unaffected.
+   * `flow.eventTopic.grantPublish`, which is for publishers outside the app), so that nobody else in the account can
+   * inject events that consumers apply exactly once. Publishing through the outbox is unaffected.
    *
    * @default true
    */
@@ -433,7 +433,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * `offloadLargeEvents`, also `s3:PutObject` under the payload bucket's prefix and `kms:GenerateDataKey` on its key
    * through S3.
    * Give the producer its business tables' permissions yourself; pass {@link producerEnvironment} to its environment.
-   * (Publishing to the topic directly is `flow.eventTopic.grantPublish`, `sns:Publish`.)
+   * (Publishing to the topic directly is `flow.eventTopic.grantPublish`, `sns:Publish`: for a publisher outside the app only.)
    */
   public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
     const append = this.outboxTable.grantAppendEvents(grantee);

@@ -139,6 +139,10 @@ export class EventTopic extends Construct {
    * restricted ({@link restrictPublishersTo}), a role grantee is added to the allowed publishers; another grantee (a
    * user, an account) draws a warning, since the topic policy denies it.
    *
+   * Only for a publisher outside the app (a system that is not part of the CDK app, publishing events whose ids stay the
+   * same when it retries): a function of the app emits its events through the outbox, in the transaction of its change
+   * (`grantAppendEvents`), and `idempotent-event-flow simulate` fails a run in which one publishes to the topic itself.
+   *
    * @param grantee the publisher
    */
   public grantPublish(grantee: iam.IGrantable): iam.Grant {

@@ -2939,8 +2939,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'own-publish-exempt-beside-ordered-path',
     breaks: "dual-write (NU19-1): in an app with an ordered path, every function's own publish to a flow's event topic is taken for the relay's, so a producer that commits through the outbox, then publishes a copy of its event to the topic itself, passes with OK when its probe names only the outbox event",
     file: 'simulator/check/own-publishes.ts',
-    find: '    if (relay.relayFunctions.has(publish.functionKey) || !relay.eventTopics.has(publish.topic)) continue;',
-    replace: '    if (relay.relayFunctions.size > 0 || !relay.eventTopics.has(publish.topic)) continue;',
+    find: '    if (relay.relayFunctions.has(publish.functionKey) || !eventTopics.has(publish.topic)) continue;',
+    replace: '    if (relay.relayFunctions.size > 0 || !eventTopics.has(publish.topic)) continue;',
     tests: ['test/simulator/check/own-publishes.test.ts'],
   },
   {
@@ -3030,5 +3030,23 @@ export const MUTANTS: readonly Mutant[] = [
     find: "      } else if (resolved.processingMode === 'aggregate') {",
     replace: "      } else if (resolved.processingMode === 'aggregate' && decision.send !== true) {",
     tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'ordered-topic-matched-by-bare-ref',
+    breaks:
+      "dual-write (R19C-1): the ordered fan-out's IEF_ORDERED_TOPIC_ARN, a `Ref` of the topic's logical id, is compared with the topics' `<stack>/<logicalId>` keys and never matches, so the ordered FIFO topic is no event topic and a function's own publish to it passes with OK",
+    file: 'simulator/check/own-publishes.ts',
+    find: "    const topic = topicByArn.get(resolvedOrUndefined(() => resolveValue(named, fn.stackName, names, `environment variable ${ENV.ORDERED_TOPIC_ARN} of function ${fn.key}`)) ?? '');",
+    replace: '    const topic = model.topics.find((candidate) => candidate.key === (named as { Ref?: unknown }).Ref)?.key;',
+    tests: ['test/simulator/check/own-publishes.test.ts', 'test/simulator/check/own-publishes-model.test.ts', 'test/simulator/check/own-publishes-construct.test.ts'],
+  },
+  {
+    id: 'relay-published-topic-not-an-event-topic',
+    breaks:
+      "dual-write (R19C-1): a topic the ordered fan-out was seen publishing to, whose environment does not name it (createOrderedFanOut's topicArn), is no event topic, so a consumer's own publish to it passes with OK",
+    file: 'simulator/check/own-publishes.ts',
+    find: '  const eventTopics = new Set([...relay.eventTopics, ...publishes.filter((publish) => relay.relayFunctions.has(publish.functionKey)).map((publish) => publish.topic)]);',
+    replace: '  const eventTopics = new Set(relay.eventTopics);',
+    tests: ['test/simulator/check/own-publishes.test.ts'],
   },
 ];

@@ -50,7 +50,7 @@ export type CauseKind =
   | 'change-and-event-written-apart'
   /**
    * An app function other than the flow's relay (the ordered path's fan-out) published an event to a flow's event topic
-   * with its own SNS client: no outbox committed it, so the change and the event were written apart.
+   * with its own SNS client: written apart from the change (no outbox committed it, or one did and it reaches the topic twice).
    */
   | 'published-to-event-topic'
   /**

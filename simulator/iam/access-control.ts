@@ -36,6 +36,8 @@ export class AccessControl {
     private readonly access: AccessModel,
     private readonly names: IamNames,
     private readonly engine: PolicyEngine,
+    /** The flows' event topics and who publishes to them (the Pipes, the ordered fan-outs), for the hint of a refused publish. @default none known */
+    private readonly eventTopics?: { readonly topics: ReadonlySet<ResourceKey>; readonly relays: ReadonlySet<ResourceKey> },
   ) {
     for (const line of access.notEvaluated) this.notEvaluatedReasons.add(line);
   }
@@ -471,6 +473,7 @@ export class AccessControl {
       ...(answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary ? { permissionsBoundary: role.boundary.name } : {}),
       ...(crossAccountFrom === undefined || isKey ? {} : { crossAccountFrom }),
       ...(crossAccountFrom === undefined || !isKey ? {} : { crossAccountKey: { account: crossAccountFrom, ...keyRequestThrough(request) } }),
+      ...(caller.kind === 'role' && this.eventTopics?.topics.has(request.resource) === true && !this.eventTopics.relays.has(caller.via) ? { eventTopic: true } : {}),
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),

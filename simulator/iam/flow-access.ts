@@ -36,6 +36,8 @@ export class FlowAccess {
     localNames: LocalNames,
     tables: ReadonlyMap<ResourceKey, CreatedTable>,
     private readonly engine: PolicyEngine,
+    /** The flows' event topics and their relays (the Pipes, the ordered fan-outs): a refused publish there by another function is answered with the outbox. @default none known */
+    eventTopics?: { readonly topics: ReadonlySet<ResourceKey>; readonly relays: ReadonlySet<ResourceKey> },
   ) {
     const tableNames = new Map<ResourceKey, { tableName: string; streamLabel?: string }>();
     const tableByName = new Map<string, ResourceKey>();
@@ -45,7 +47,7 @@ export class FlowAccess {
       tableByName.set(table.tableName, key);
     }
     this.names = new IamNames(localNames, access.resources, tableNames);
-    this.control = new AccessControl(access, this.names, engine);
+    this.control = new AccessControl(access, this.names, engine, eventTopics);
     this.requests = new FlowRequests(this.control, tableByName);
   }
 

@@ -35,7 +35,22 @@ export interface HintSubject {
    * account's role policy). @default not such a request
    */
   readonly crossAccountKey?: { readonly account: string; readonly viaService?: string; readonly s3Arn?: string };
+  /**
+   * For `sns:Publish` by an app function other than the flow's relay: the topic is a flow's event topic, which only
+   * the relay publishes to (see {@link EVENT_TOPIC_PUBLISH_HINT}). @default not a flow's event topic
+   */
+  readonly eventTopic?: boolean;
 }
+
+/**
+ * The hint for an app function refused `sns:Publish` on a flow's event topic (`topic`, `caller`: their variable names):
+ * the event goes through the outbox, in the transaction of the change; a grant would only make `simulate` fail the
+ * publish as a dual write.
+ */
+export const EVENT_TOPIC_PUBLISH_HINT = (topic: string, caller: string): string =>
+  `do not publish to ${topic}, a flow's event topic, yourself: only the flow's relay does. Emit the event in the transaction that commits the change ` +
+  `(tx.emit in a consumer; the Outbox's transactWrite or transactWriteOnce in a producer, granted by flow.grantAppendEvents(${caller})); ` +
+  'a grant of sns:Publish (eventTopic.grantPublish) is for a publisher outside the app, and a function of the app that publishes there fails simulate (dual-write)';
 
 /** The caller as a grant names it: an expression that compiles, and what it stands for when that is not obvious. */
 export interface Grantee {
@@ -100,6 +115,7 @@ function grantCall(subject: HintSubject): string {
   const resource = variableName(subject.resourcePath);
   const caller = subject.grantee?.expression ?? variableName(subject.callerPath);
   const [service, operation = ''] = subject.action.split(':');
+  if (subject.eventTopic === true && subject.action === 'sns:Publish' && !subject.service) return EVENT_TOPIC_PUBLISH_HINT(resource, caller);
   if (subject.explicitDeny !== undefined) {
     return `an explicit Deny (${subject.explicitDeny}) matches it, and no grant overrides an explicit Deny: narrow or remove that statement`;
   }

@@ -72,7 +72,7 @@ export function generatedName(resource: ModelledResource, maxLength: number, suf
 }
 
 /** Registers the functions and topics, whose local names need nothing created first. */
-export function registerStaticNames(model: FlowModel, names: LocalResourceNames): void {
+export function registerStaticNames(model: Pick<FlowModel, 'functions' | 'topics'>, names: LocalResourceNames): void {
   for (const fn of model.functions) {
     const functionName = generatedName(fn, 64);
     names.register(fn.key, { ref: functionName, attributes: { Arn: names.arn('lambda', `function:${functionName}`, fn.key) } });

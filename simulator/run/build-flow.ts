@@ -37,6 +37,7 @@ import type { PolicyEngine } from '../iam/policy-engine';
 import { generatedName, LocalResourceNames, registerStaticNames } from '../model/local-names';
 import { isPendingConfirmation, placeSubscription } from '../model/subscription-placement';
 import { ExternalQueues } from './external-queues';
+import { relayPublishersOf } from '../check/own-publishes';
 import type { SimulationObserver } from '../observation/observer';
 import type { SubscriberView } from '../observation/run-facts';
 
@@ -118,7 +119,9 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const keySchemas = new Map(model.tables.map((table) => [tables.get(table.key)!.tableName, table.keySchema.map(({ AttributeName }) => AttributeName)]));
   const transactionConflicts = new TransactionConflicts(async (tableName) => keySchemas.get(tableName));
 
-  const access = deps.policyEngine !== undefined && model.access !== undefined ? new FlowAccess(model.access, names, tables, deps.policyEngine) : undefined;
+  const relayPublishers = relayPublishersOf(model, names);
+  const eventTopics = { topics: relayPublishers.eventTopics, relays: new Set([...relayPublishers.relayFunctions, ...model.relays.map((relay) => relay.key)]) };
+  const access = deps.policyEngine !== undefined && model.access !== undefined ? new FlowAccess(model.access, names, tables, deps.policyEngine, eventTopics) : undefined;
   const queuesByUrl = new Map<string, SimulatedQueue>();
   const senders = new SqsSenders();
   let sqsEndpoint = '';

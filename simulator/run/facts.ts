@@ -232,11 +232,11 @@ export async function readRunFacts(
       },
     },
     // an app function's own publish to a flow's event topic, probe or not (../check/own-publishes.ts)
-    ownPublishes: checkOwnPublishes(ledger.appPublishes, relayPublishersOf(model), ({ functionKey, functionName }) => {
+    ownPublishes: checkOwnPublishes(ledger.appPublishes, relayPublishersOf(model, flow.names), ({ functionKey, functionName }) => {
       const subscriber = flow.subscribers.find((view) => view.function?.key === functionKey);
       if (subscriber !== undefined) return { subscriber: subscriber.name };
       return { producer: drivenProducers.find((producer) => producer.functionKey === functionKey)?.name ?? functionName };
-    }),
+    }, (eventId) => committed.eventsById.has(eventId)),
     // a subscriber's follow-up committed again at a redelivery, probe or not (../check/follow-ups-committed-twice.ts)
     followUpsCommittedTwice: flow.subscribers.flatMap((subscriber) =>
       subscriber.function === undefined ? [] : checkFollowUpsCommittedTwice(subscriber.name, built.attribution.followUps(subscriber.function.key), (eventId) => committed.eventsById.get(eventId)?.type),

@@ -8,23 +8,27 @@ import { fixFor } from '../../../simulator/check/violation-cause';
 import type { FlowModel } from '../../../simulator/model/flow-model';
 import type { AppPublish } from '../../../simulator/observation/observer';
 
-// a standard flow (Pipe -> topic), an ordered flow (Pipe -> FIFO queue -> fan-out -> FIFO topic) and an alerts topic of the app
-const model = {
-  relays: [
-    { key: 'Flow/Relay', targetTopic: 'Flow/Topic' },
-    { key: 'Ordered/Relay', targetQueue: { queue: 'Ordered/RelayQueue' } },
-  ],
-  eventSourceMappings: [
-    { key: 'Ordered/FanOutMapping', queue: 'Ordered/RelayQueue', function: 'Ordered/FanOut' },
-    { key: 'Shop/LedgerMapping', queue: 'Shop/LedgerQueue', function: 'Shop/Ledger' },
-  ],
-  functions: [
-    { key: 'Ordered/FanOut', environment: { IEF_ORDERED_TOPIC_ARN: { Ref: 'Ordered/Topic' } } },
-    { key: 'Shop/Ledger', environment: {} },
-    { key: 'Shop/Reserve', environment: { TOPIC_ARN: { Ref: 'Flow/Topic' } } },
-  ],
-  topics: [{ key: 'Flow/Topic' }, { key: 'Ordered/Topic' }, { key: 'Shop/Alerts' }],
-} as unknown as FlowModel;
+// a standard flow (Pipe -> topic), an ordered flow (Pipe -> FIFO queue -> fan-out -> FIFO topic) and an alerts topic of
+// the app, as a template writes them: the fan-out names its topic by `Ref` of the topic's logical id in its own stack
+const resource = (key: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ key, stackName: key.split('/')[0], logicalId: key.split('/')[1], ...extra });
+const modelWith = (fanOutTopic: unknown): FlowModel =>
+  ({
+    relays: [
+      { key: 'Flow/Relay', targetTopic: 'Flow/Topic' },
+      { key: 'Ordered/Relay', targetQueue: { queue: 'Ordered/RelayQueue' } },
+    ],
+    eventSourceMappings: [
+      { key: 'Ordered/FanOutMapping', queue: 'Ordered/RelayQueue', function: 'Ordered/FanOut' },
+      { key: 'Shop/LedgerMapping', queue: 'Shop/LedgerQueue', function: 'Shop/Ledger' },
+    ],
+    functions: [
+      resource('Ordered/FanOut', { environment: { IEF_ORDERED_TOPIC_ARN: fanOutTopic } }),
+      resource('Shop/Ledger', { environment: {} }),
+      resource('Shop/Reserve', { environment: { TOPIC_ARN: { Ref: 'Topic' } } }),
+    ],
+    topics: [resource('Flow/Topic'), resource('Ordered/Topic', { topicName: 'events.fifo' }), resource('Shop/Alerts')],
+  }) as unknown as FlowModel;
+const model = modelWith({ Ref: 'Topic' });
 
 const arnOf = (topic: string): string => `arn:aws:sns:eu-west-1:000000000000:${topic.replace('/', '-')}`;
 const publish = (functionKey: string, topic: string, eventId: string | undefined, invocation = `${functionKey}#1`): AppPublish => ({
@@ -43,6 +47,17 @@ describe('relayPublishersOf', () => {
 
     expect([...relay.relayFunctions]).toEqual(['Ordered/FanOut']);
     expect([...relay.eventTopics].sort()).toEqual(['Flow/Topic', 'Ordered/Topic']);
+  });
+
+  test('follows a `Fn::GetAtt [topic, TopicArn]` and a `Ref` of a topic with the same logical id in another stack to the topic of the right stack', () => {
+    expect([...relayPublishersOf(modelWith({ 'Fn::GetAtt': ['Topic', 'TopicArn'] })).eventTopics].sort()).toEqual(['Flow/Topic', 'Ordered/Topic']);
+    // `Topic` is also Flow's logical id: only the fan-out's own stack's is meant
+    expect([...relayPublishersOf(modelWith({ Ref: 'Alerts' })).eventTopics].sort()).toEqual(['Flow/Topic']);
+  });
+
+  test('names no topic for a value that names none (an unknown logical id, an import)', () => {
+    expect([...relayPublishersOf(modelWith({ Ref: 'Missing' })).eventTopics]).toEqual(['Flow/Topic']);
+    expect([...relayPublishersOf(modelWith({ 'Fn::ImportValue': 'OrderedTopicArn' })).eventTopics]).toEqual(['Flow/Topic']);
   });
 });
 
@@ -93,6 +108,28 @@ describe('checkOwnPublishes', () => {
         causes: [{ kind: 'published-to-event-topic', subscriber: 'StockLedger', eventIds: ['stock-low-sku-1'] }],
       },
     ]);
+  });
+
+  test('says the outbox committed the events too when it did: each is then published twice, by the relay and by the function itself', () => {
+    // GIVEN a producer that publishes the very events its outbox commits (same ids), and one it never commits
+    const publishes = [publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-1'), publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-2', 'Shop/Reserve#2')];
+    const committed = new Set(['reserved-res-1', 'reserved-res-2']);
+
+    const [allCommitted] = checkOwnPublishes(publishes, relayPublishersOf(model), roleOf, (eventId) => committed.has(eventId));
+    const [someCommitted] = checkOwnPublishes([...publishes, publish('Shop/Reserve', 'Flow/Topic', 'reserved-res-3', 'Shop/Reserve#3')], relayPublishersOf(model), roleOf, (eventId) => committed.has(eventId));
+
+    expect(allCommitted?.detail).toContain('(events reserved-res-1, reserved-res-2): the outbox committed them too and Shop/Reserve also published them itself, so each reaches the topic twice');
+    expect(allCommitted?.detail).not.toContain('no outbox committed');
+    expect(someCommitted?.detail).toContain('the outbox committed 2 of them too and Shop/Reserve also published them itself, so each reaches the topic twice; no outbox committed the other 1');
+  });
+
+  test('counts a topic a relay function published to as an event topic, though its environment names none', () => {
+    // GIVEN a fan-out told its topic otherwise (createOrderedFanOut's topicArn), and a consumer that publishes there too
+    const publishes = [publish('Ordered/FanOut', 'Shop/Alerts', 'reserved-res-1'), publish('Shop/Ledger', 'Shop/Alerts', 'stock-low-sku-1')];
+
+    const findings = checkOwnPublishes(publishes, relayPublishersOf(modelWith({ Ref: 'Missing' })), roleOf);
+
+    expect(findings).toMatchObject([{ kind: 'dual-write', subscriber: 'StockLedger', causes: [{ kind: 'published-to-event-topic', eventIds: ['stock-low-sku-1'] }] }]);
   });
 
   test('passes a run whose only publishes are the relay\'s', () => {

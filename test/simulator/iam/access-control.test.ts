@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { AccessControl } from '../../../simulator/iam/access-control';
+import { EVENT_TOPIC_PUBLISH_HINT } from '../../../simulator/iam/grant-hints';
 import { FlowRequests } from '../../../simulator/iam/flow-requests';
 import { IamNames } from '../../../simulator/iam/iam-names';
 import type { AccessModel, NamedResource } from '../../../simulator/model/access-model';
@@ -21,7 +22,7 @@ const RESOURCES: Record<string, NamedResource> = byKey([
   resource('Imported', 'AWS::Lambda::Function'),
 ]);
 
-function accessControl(overrides: Partial<AccessModel> = {}): { control: AccessControl; requests: FlowRequests } {
+function accessControl(overrides: Partial<AccessModel> = {}, eventTopics?: ConstructorParameters<typeof AccessControl>[3]): { control: AccessControl; requests: FlowRequests } {
   const access: AccessModel = {
     roles: [
       {
@@ -58,7 +59,7 @@ function accessControl(overrides: Partial<AccessModel> = {}): { control: AccessC
   };
   const tables = new Map([['App/Orders', { tableName: 'App-Orders' }]]);
   const names = new IamNames(localNames, access.resources, tables);
-  const accessControl = new AccessControl(access, names, engine);
+  const accessControl = new AccessControl(access, names, engine, eventTopics);
   return { control: accessControl, requests: new FlowRequests(accessControl, new Map([['App-Orders', 'App/Orders']])) };
 }
 
@@ -186,5 +187,20 @@ describe('AccessControl', () => {
         { policy: 'App/FnRole/DefaultPolicy', statement: '3', action: 'kms:GenerateDataKey', resource: 'App/Key', grantedBy: 'you' },
       ],
     });
+  });
+
+  test("a function's sns:Publish refused on a flow's event topic is answered with the outbox; on another topic, or the relay's own, with grantPublish", async () => {
+    const { control, requests } = accessControl({}, { topics: new Set(['App/Topic']), relays: new Set() });
+
+    await control.authorizeAll(requests.topicAction('App/Fn', 'Publish', 'App/Topic'));
+    await control.authorizeAll(requests.topicAction('App/Fn', 'Publish', 'App/OtherTopic'));
+
+    const fixes = Object.fromEntries(control.figures().denials.map((denial) => [denial.resource, denial.fix]));
+    expect(fixes).toEqual({ 'App/Topic': EVENT_TOPIC_PUBLISH_HINT('topic', 'fn'), 'App/OtherTopic': 'otherTopic.grantPublish(fn)' });
+
+    // the relay's fan-out function itself is granted
+    const relay = accessControl({}, { topics: new Set(['App/Topic']), relays: new Set(['App/Fn']) });
+    await relay.control.authorizeAll(relay.requests.topicAction('App/Fn', 'Publish', 'App/Topic'));
+    expect(relay.control.figures().denials.map((denial) => denial.fix)).toEqual(['topic.grantPublish(fn)']);
   });
 });

@@ -1,6 +1,6 @@
 /** The Fix hint names a grantee that compiles: a Subscriber's function is its `consumerFunction`, found from construct paths. */
 import { describe, expect, test } from 'vitest';
-import { grantHint, granteeOf } from '../../../simulator/iam/grant-hints';
+import { EVENT_TOPIC_PUBLISH_HINT, grantHint, granteeOf } from '../../../simulator/iam/grant-hints';
 
 const RESOURCES = [
   { type: 'AWS::SNS::Subscription', constructPath: 'App/Orders/Billing/Subscription/Resource' },
@@ -31,5 +31,16 @@ describe('grantHint', () => {
     });
 
     expect(hint).toBe("ledgerTable.grant(billing.consumerFunction, 'dynamodb:UpdateItem') (or ledgerTable.grantWriteData(billing.consumerFunction) for every write) (billing: the Subscriber App/Orders/Billing)");
+  });
+
+  test("answers an app function refused sns:Publish on a flow's event topic with the outbox, not with grantPublish", () => {
+    const subject = { action: 'sns:Publish', resourceType: 'AWS::SNS::Topic', resourcePath: 'App/Orders/EventTopic/Resource', callerPath: 'App/Reserve', service: false };
+
+    const toEventTopic = grantHint({ ...subject, eventTopic: true });
+    const toAppTopic = grantHint(subject);
+
+    expect(toEventTopic).toBe(EVENT_TOPIC_PUBLISH_HINT('ordersEventTopic', 'reserve'));
+    expect(toEventTopic).not.toContain('grantPublish(');
+    expect(toAppTopic).toBe('ordersEventTopic.grantPublish(reserve)');
   });
 });
