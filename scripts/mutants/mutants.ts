@@ -2979,7 +2979,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'last-receive-probe-answer-not-heard',
     breaks: "simulator fault steering (R19A-1): the batch response that left the probe's message out of batchItemFailures at a receive the run refused is not recorded, so a lost delete or another copy's dead letter hides the consumer's acknowledgement",
     file: 'simulator/faults/fault-steering.ts',
-    find: '    for (const copy of copies) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });',
+    find: '    for (const copy of [...refused, ...held]) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });',
     replace: '',
     tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
   },
@@ -3048,5 +3048,13 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  const eventTopics = new Set([...relay.eventTopics, ...publishes.filter((publish) => relay.relayFunctions.has(publish.functionKey)).map((publish) => publish.topic)]);',
     replace: '  const eventTopics = new Set(relay.eventTopics);',
     tests: ['test/simulator/check/own-publishes.test.ts'],
+  },
+  {
+    id: 'last-receive-probe-unwritten-copy-unheard',
+    breaks: "simulator fault steering (R19D-1): a consumer that gives up at its last receive before calling the runtime (no write of the probe's event made) is judged only by where its message ends: a lost delete or another copy's dead letter hides its acknowledgement",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    const held = this.probesEnded || eventId === undefined ? [] : messages.filter((message) => message.eventId === eventId && !refused.some((copy) => copy.messageId === message.messageId));',
+    replace: '    const held: BatchMessage[] = [];',
+    tests: ['test/simulator/faults/fault-steering-probe.test.ts'],
   },
 ];

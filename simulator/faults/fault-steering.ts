@@ -422,15 +422,20 @@ export class FaultSteering {
    * Hears an invocation's answer (`failedMessageIds`: the messages its batch response reported failed, every message of
    * the batch when it threw, timed out or crashed): a copy of a probe's event in a batch where the run refused the event's
    * write, left out of them, was acknowledged although nothing committed it, whatever SQS does with it after (a lost
-   * delete, another copy dead-lettered): {@link endProbes} names it.
+   * delete, another copy dead-lettered): {@link endProbes} names it. So is a copy of the chosen event in `messages` (the
+   * batch, with each message's event id) left out of them while the probes run, though no write of it was made.
    */
-  public onInvocationAnswered(functionKey: string, invocationKey: string, failedMessageIds: readonly string[]): void {
+  public onInvocationAnswered(functionKey: string, invocationKey: string, failedMessageIds: readonly string[], messages: readonly BatchMessage[] = []): void {
     const steered = this.functions.get(functionKey);
-    const copies = steered?.probeRefusedIn?.get(invocationKey);
-    if (steered === undefined || copies === undefined) return;
+    if (steered === undefined) return;
+    const refused = steered.probeRefusedIn?.get(invocationKey) ?? [];
     steered.probeRefusedIn?.delete(invocationKey);
+    // and every other copy of the chosen event in the batch while the probes run, a write of it made or not (a consumer
+    // that gives up before calling the runtime makes none): nothing can have committed it
+    const eventId = steered.probe?.eventId;
+    const held = this.probesEnded || eventId === undefined ? [] : messages.filter((message) => message.eventId === eventId && !refused.some((copy) => copy.messageId === message.messageId));
     const failed = new Set(failedMessageIds);
-    for (const copy of copies) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });
+    for (const copy of [...refused, ...held]) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });
   }
 
   /**

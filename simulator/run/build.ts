@@ -133,7 +133,10 @@ export async function buildRun(
     const [first] = invocation.messages;
     if (functionKey !== undefined && first !== undefined) attribution.onInvocation(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation);
     // the consumer's answer at each receive the last-receive probe refused (./last-receive-probe.ts)
-    if (functionKey !== undefined && first !== undefined) steering.onInvocationAnswered(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation.failedMessageIds);
+    if (functionKey !== undefined && first !== undefined) {
+      const messages = invocation.messages.map((message) => ({ messageId: message.messageId, receiveCount: message.receiveCount, ...(message.origin?.eventId === undefined ? {} : { eventId: message.origin.eventId }) }));
+      steering.onInvocationAnswered(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation.failedMessageIds, messages);
+    }
   });
   const subscriberOf = (functionKey: string) => flowBuilt?.subscribers.find((subscriber) => subscriber.function?.key === functionKey);
   // steering learns from the ledger which failure paths each subscriber still misses

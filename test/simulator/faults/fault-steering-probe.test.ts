@@ -58,6 +58,20 @@ describe('FaultSteering: the last-receive probe', () => {
     expect(steering.endProbes()).toEqual([{ functionKey: 'S/Billing', subscriber: 'Billing', eventId: 'A', lastReceive: 5, refusedWrites: 3, acknowledged: [{ messageId: 'm-A2', receiveCount: 2 }] }]);
   });
 
+  test("names a copy of the probe's event acknowledged by an answer at a receive where the consumer made no write for it (it gave up before calling the runtime), and none once the probes ended", () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('S/Billing', 'Billing', 5, ['Inbox'], { lastReceiveProbe: true });
+    expect(steering.decide('S/Billing', batch(['A', 1]), 'TransactWriteItems', commit('A'), 'none')).toBe('conflict');
+    steering.onInvocationAnswered('S/Billing', 'A|1', ['m-A'], [{ messageId: 'm-A', receiveCount: 1, eventId: 'A' }]);
+    // receive 5: no write of A reached DynamoDB, and the answer left it out of batchItemFailures; B is another event
+    steering.onInvocationAnswered('S/Billing', 'A|5', [], [{ messageId: 'm-A', receiveCount: 5, eventId: 'A' }, { messageId: 'm-B', receiveCount: 1, eventId: 'B' }]);
+    const [probe] = steering.endProbes();
+    expect(probe?.acknowledged).toEqual([{ messageId: 'm-A', receiveCount: 5 }]);
+    // after the probes end (the run redrives the dead letter and a correct consumer applies it), an acknowledgement is no evidence
+    steering.onInvocationAnswered('S/Billing', 'A|6', [], [{ messageId: 'm-A', receiveCount: 1, eventId: 'A' }]);
+    expect(probe?.acknowledged).toEqual([{ messageId: 'm-A', receiveCount: 5 }]);
+  });
+
   test('chooses a message at its first receive only, and leaves the other messages of its batches unharmed', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('S/Billing', 'Billing', 5, ['Inbox'], { lastReceiveProbe: true });
