@@ -194,7 +194,8 @@ describe('SimulatedQueue: retention', () => {
     clock.advanceBy(30_000);
     expect(queue.counts()).toEqual({ visible: 1, inFlight: 0, total: 1 });
     expect(queue.messages().map((message) => message.body)).toEqual(['young']);
-    expect(observer.calls.filter(([method]) => method === 'onExpired')).toEqual([['onExpired', 'Stack/Orders', { messageId, origin: { via: 'send-message', eventId: 'e1' } }]]);
+    // reported with the time its retention ran out (sent at the start, 60 s retention)
+    expect(observer.calls.filter(([method]) => method === 'onExpired')).toEqual([['onExpired', 'Stack/Orders', { messageId, origin: { via: 'send-message', eventId: 'e1' }, expiredAt: clock.now() }]]);
   });
 
   it('keeps the enqueue time of a message moved to a standard dead-letter queue, so it expires there on time', () => {
