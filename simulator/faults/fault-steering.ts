@@ -133,19 +133,27 @@ interface SteeredFunction {
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
   /**
-   * Its last-receive probe, when it has one: the event chosen, once one is; the highest receive a write of it was refused
-   * at; the events any write named before one was chosen (none of them is chosen: another copy may have applied it);
-   * whether dlq redrive's window rule takes an event by its own time (see the module comment). @default none
+   * Its last-receive probe, when it has one (see the module comment and {@link SteeredProbe}). @default none
    */
-  readonly probe?: { eventId?: string; lastReceive?: number; refusedWrites?: number };
-  /** The invocations a write of its probe's event was refused in, with the event's copies in their batches, until each answers. @default none */
-  readonly probeRefusedIn?: Map<string, readonly BatchMessage[]>;
-  /** The copies of its probe's event an answer acknowledged at a refused receive ({@link FaultSteering.onInvocationAnswered}). @default none */
-  readonly probeAcknowledged?: ProbeAcknowledgement[];
-  /** The events a write named while its probe had chosen none (see {@link probe}). @default none */
-  readonly probeNamed?: Set<string>;
-  /** Whether dlq redrive's window rule takes an event by its own time ({@link SteeredSubscriberOptions.probeTakes}). @default every event */
-  readonly probeTakes?: (eventTime: number | undefined) => boolean;
+  readonly probe?: SteeredProbe;
+}
+
+/** A subscriber's last-receive probe while the run steers it. */
+interface SteeredProbe {
+  /** The event chosen, once one is. */
+  eventId?: string;
+  /** The highest receive a write of it was refused at. */
+  lastReceive?: number;
+  /** The writes of it refused so far. */
+  refusedWrites?: number;
+  /** The events any write named before one was chosen (none of them is chosen: another copy may have applied it). */
+  readonly named: Set<string>;
+  /** Whether dlq redrive's window rule takes an event by its own time ({@link SteeredSubscriberOptions.probeTakes}). */
+  readonly takes: (eventTime: number | undefined) => boolean;
+  /** The invocations a write of its event was refused in, with the event's copies in their batches, until each answers. */
+  readonly refusedIn: Map<string, readonly BatchMessage[]>;
+  /** The copies of its event an answer acknowledged while the probes ran ({@link FaultSteering.onInvocationAnswered}). */
+  readonly acknowledged: ProbeAcknowledgement[];
 }
 
 /** A copy of the probe's event that its consumer's batch response acknowledged at a receive where the run refused the event's write. */
@@ -390,9 +398,11 @@ export class FaultSteering {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const { failedReceivesAllowed, conflictsAllowed } = receiveBudget(maxReceiveCount);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    const probe = options.lastReceiveProbe === true && this.allowed.includes('conflict') ? { probe: {} } : {};
-    const probeChoice = { probeNamed: new Set<string>(), probeRefusedIn: new Map<string, readonly BatchMessage[]>(), probeAcknowledged: [], ...(options.probeTakes === undefined ? {} : { probeTakes: options.probeTakes }) };
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe, ...probeChoice });
+    const probe =
+      options.lastReceiveProbe === true && this.allowed.includes('conflict')
+        ? { probe: { named: new Set<string>(), takes: options.probeTakes ?? (() => true), refusedIn: new Map<string, readonly BatchMessage[]>(), acknowledged: [] } }
+        : {};
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed, maxReceiveCount, ...probe });
   }
 
   /**
@@ -412,7 +422,7 @@ export class FaultSteering {
               ...(steered.probe.eventId === undefined ? {} : { eventId: steered.probe.eventId }),
               ...(steered.probe.lastReceive === undefined ? {} : { lastReceive: steered.probe.lastReceive }),
               ...(steered.probe.refusedWrites === undefined ? {} : { refusedWrites: steered.probe.refusedWrites }),
-              ...((steered.probeAcknowledged ?? []).length === 0 ? {} : { acknowledged: [...(steered.probeAcknowledged ?? [])] }),
+              ...(steered.probe.acknowledged.length === 0 ? {} : { acknowledged: [...steered.probe.acknowledged] }),
             },
           ],
     );
@@ -426,16 +436,16 @@ export class FaultSteering {
    * batch, with each message's event id) left out of them while the probes run, though no write of it was made.
    */
   public onInvocationAnswered(functionKey: string, invocationKey: string, failedMessageIds: readonly string[], messages: readonly BatchMessage[] = []): void {
-    const steered = this.functions.get(functionKey);
-    if (steered === undefined) return;
-    const refused = steered.probeRefusedIn?.get(invocationKey) ?? [];
-    steered.probeRefusedIn?.delete(invocationKey);
+    const probe = this.functions.get(functionKey)?.probe;
+    if (probe === undefined) return;
+    const refused = probe.refusedIn.get(invocationKey) ?? [];
+    probe.refusedIn.delete(invocationKey);
     // and every other copy of the chosen event in the batch while the probes run, a write of it made or not (a consumer
     // that gives up before calling the runtime makes none): nothing can have committed it
-    const eventId = steered.probe?.eventId;
+    const eventId = probe.eventId;
     const held = this.probesEnded || eventId === undefined ? [] : messages.filter((message) => message.eventId === eventId && !refused.some((copy) => copy.messageId === message.messageId));
     const failed = new Set(failedMessageIds);
-    for (const copy of [...refused, ...held]) if (!failed.has(copy.messageId)) steered.probeAcknowledged?.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });
+    for (const copy of [...refused, ...held]) if (!failed.has(copy.messageId)) probe.acknowledged.push({ messageId: copy.messageId, receiveCount: copy.receiveCount });
   }
 
   /**
@@ -452,16 +462,15 @@ export class FaultSteering {
     // before (another copy may have applied it: the chosen copy would then be acknowledged as a duplicate), nor one whose
     // own time dlq redrive's window rule would refuse
     if (probe.eventId === undefined && named !== undefined) {
-      const namedBefore = steered.probeNamed?.has(named) === true;
-      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !namedBefore && (steered.probeTakes?.(chosen.eventTime) ?? true)) probe.eventId = named;
-      else steered.probeNamed?.add(named);
+      if (chosen?.receiveCount === 1 && chosen.groupId === undefined && !probe.named.has(named) && probe.takes(chosen.eventTime)) probe.eventId = named;
+      else probe.named.add(named);
     }
     if (probe.eventId === undefined) return undefined;
     // only a write naming its inbox record: a write naming none takes the event the invocation named last as its target,
     // which after the probe's failed record may be the next record's own (its handler's write before its commit)
     if (named === probe.eventId && chosen !== undefined) probe.lastReceive = Math.max(probe.lastReceive ?? 0, chosen.receiveCount);
     // the event's copies in this batch: the consumer's answer must report each failed (onInvocationAnswered)
-    if (named === probe.eventId) steered.probeRefusedIn?.set(invocation.key, messages.filter((message) => message.eventId === named));
+    if (named === probe.eventId) probe.refusedIn.set(invocation.key, messages.filter((message) => message.eventId === named));
     if (named === probe.eventId) {
       probe.refusedWrites = (probe.refusedWrites ?? 0) + 1;
       return 'conflict';
