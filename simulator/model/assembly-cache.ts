@@ -27,6 +27,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createHash } from 'node:crypto';
+import { replaceFile } from './replace-file';
 import { outputTest, recordRunOutputs, type RunOutputs } from './run-outputs';
 import { CREDENTIAL_VARIABLES, synthesize } from './synthesize';
 
@@ -265,9 +266,7 @@ function touch(file: string): void {
 }
 
 function writePointer(root: string, key: string, directory: string): void {
-  const temporary = path.join(root, `${POINTER_PREFIX}${key}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-  fs.writeFileSync(temporary, `${JSON.stringify({ directory: path.basename(directory) })}\n`);
-  fs.renameSync(temporary, pointerFile(root, key));
+  replaceFile(pointerFile(root, key), `${JSON.stringify({ directory: path.basename(directory) })}\n`);
 }
 
 /**

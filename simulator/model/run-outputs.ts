@@ -12,6 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { replaceFile } from './replace-file';
 
 /** What a run writes into the project, which is therefore no source of the app. */
 export interface RunOutputs {
@@ -89,9 +90,7 @@ export function recordRunOutputs(directory: string, cacheRoot: string, outputs: 
   const records = [...kept, ...added].slice(-KEPT_RECORDS);
   try {
     fs.mkdirSync(cacheRoot, { recursive: true, mode: 0o700 });
-    const temporary = path.join(cacheRoot, `${RECORDS}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-    fs.writeFileSync(temporary, `${JSON.stringify({ outputs: records })}\n`);
-    fs.renameSync(temporary, path.join(cacheRoot, RECORDS));
+    replaceFile(path.join(cacheRoot, RECORDS), `${JSON.stringify({ outputs: records })}\n`);
   } catch {
     // not recorded: the next run counts these files as sources and synthesizes
   }
